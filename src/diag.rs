@@ -1,0 +1,62 @@
+//! Diagnostics rendered the way cf-promises prints them: `path:line:col: error: message`, then the source
+//! line and a caret under the column.
+
+use crate::source::SourceFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One message attached to a byte offset of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    /// Byte offset the caret points at.
+    pub offset: u32,
+}
+
+impl Diagnostic {
+    pub fn error(offset: u32, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            offset,
+        }
+    }
+
+    pub fn warning(offset: u32, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            message: message.into(),
+            offset,
+        }
+    }
+
+    /// 1-based line of the diagnostic in `file`.
+    pub fn line(&self, file: &SourceFile) -> usize {
+        file.lines.line(self.offset)
+    }
+
+    /// `path:line:col: error: message`, the source line, and a caret line.
+    pub fn render(&self, file: &SourceFile) -> String {
+        let (line, col) = file.lines.line_col(self.offset);
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let text = file.line_text(line);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let caret_pad: String = text
+            .bytes()
+            .take(col.saturating_sub(1))
+            .map(|b| if b == b'\t' { '\t' } else { ' ' })
+            .collect();
+        format!(
+            "{}:{}:{}: {}: {}\n{}\n{}^\n",
+            file.path, line, col, sev, self.message, text, caret_pad
+        )
+    }
+}

@@ -1,0 +1,20 @@
+//! The `cfsim` binary: thin clap front end; each subcommand calls one library function.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cfsim", version, about = "Simulate CFEngine 3.21 agent runs")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {}
+}
