@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use cfsim::cli;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -12,9 +13,56 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Cmd {}
+enum Cmd {
+    /// Check a policy and print it, as cf-promises does.
+    Promises(PromisesArgs),
+}
+
+#[derive(clap::Args)]
+struct PromisesArgs {
+    /// Entry policy file.
+    #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
+    file: String,
+    /// Print the policy: none, cf, json, cf-full, json-full.
+    #[arg(short = 'p', long = "policy-output-format")]
+    format: Option<String>,
+    /// Full check (accepted for compatibility; checks are always full).
+    #[arg(short = 'c', long = "check-all")]
+    check_all: bool,
+    /// Define classes (accepted; used by pre-evaluation).
+    #[arg(short = 'D', long = "define", value_delimiter = ',')]
+    define: Vec<String>,
+    /// Negate persistent classes (accepted).
+    #[arg(short = 'N', long = "negate", value_delimiter = ',')]
+    negate: Vec<String>,
+    /// Bundlesequence override (accepted).
+    #[arg(short = 'b', long = "bundlesequence")]
+    bundlesequence: Option<String>,
+    /// Inform output.
+    #[arg(short = 'I', long = "inform")]
+    inform: bool,
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.cmd {}
+    let code = match cli.cmd {
+        Cmd::Promises(a) => {
+            let format = match a.format.as_deref().map(cli::promises::OutputFormat::parse) {
+                Some(None) => {
+                    println!(
+                        "   error: Invalid policy output format: '{}'. Possible values are 'none', 'cf', 'json', 'cf-full', 'json-full'",
+                        a.format.unwrap_or_default()
+                    );
+                    return ExitCode::from(2);
+                }
+                Some(f) => f,
+                None => None,
+            };
+            cli::promises::run(&cli::promises::Options {
+                file: a.file,
+                format,
+            })
+        }
+    };
+    ExitCode::from(code)
 }

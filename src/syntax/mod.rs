@@ -1,0 +1,241 @@
+//! Parsing: the pest grammar in `grammar/cfengine.pest`, the macro pass, lowering to the typed AST, and
+//! cf-promises style syntax errors with resynchronisation at the next top-level block.
+
+pub mod ast;
+pub mod json;
+pub mod lower;
+pub mod macros;
+pub mod print;
+pub mod strings;
+
+use pest::Parser;
+
+use crate::diag::Diagnostic;
+use ast::Policy;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "grammar/cfengine.pest"]
+pub struct CfParser;
+
+/// Deepest nesting of `{`/`(` accepted before parsing; deeper input is rejected with a diagnostic instead of
+/// risking the parser's stack. Real policy nests a few levels.
+pub const MAX_NESTING: usize = 512;
+
+/// Parse one file. `Ok` holds the AST when there was no error; `Err` holds every diagnostic found (the AST
+/// of the blocks that did parse is dropped).
+pub fn parse_file(path: &str, text: &str) -> Result<Policy, Vec<Diagnostic>> {
+    let (policy, diags) = parse_file_recovering(path, text);
+    if diags.is_empty() {
+        Ok(policy)
+    } else {
+        Err(diags)
+    }
+}
+
+/// Parse one file, returning the AST of every block that parsed and all diagnostics.
+pub fn parse_file_recovering(path: &str, text: &str) -> (Policy, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let (rewritten, macro_diags) = macros::apply(text);
+    diags.extend(macro_diags);
+    let text = rewritten.as_deref().unwrap_or(text);
+    let mut policy = Policy {
+        path: path.to_string(),
+        ..Policy::default()
+    };
+    if let Some(off) = too_deep(text) {
+        diags.push(Diagnostic::error(
+            off as u32,
+            format!("nesting deeper than {MAX_NESTING} levels"),
+        ));
+        return (policy, diags);
+    }
+    let mut low = lower::Lowerer {
+        base: 0,
+        namespace: "default".to_string(),
+        diags: &mut diags,
+    };
+    let mut pos = 0usize;
+    while pos < text.len() {
+        let rest = text.get(pos..).unwrap_or("");
+        if CfParser::parse(Rule::rest_empty, rest).is_ok() {
+            break;
+        }
+        match CfParser::parse(Rule::block_at, rest) {
+            Ok(mut pairs) => {
+                let Some(block) = pairs.next() else { break };
+                let end = block.as_span().end();
+                low.base = pos;
+                match block.as_rule() {
+                    Rule::bundle => {
+                        if let Some(b) = low.lower_bundle(block) {
+                            policy.bundles.push(b);
+                        }
+                    }
+                    Rule::body => {
+                        if let Some(b) = low.lower_body(block) {
+                            policy.bodies.push(b);
+                        }
+                    }
+                    Rule::promise_block => {
+                        if let Some(b) = low.lower_promise_block(block) {
+                            policy.promise_blocks.push(b);
+                        }
+                    }
+                    _ => {}
+                }
+                pos += end.max(1);
+            }
+            Err(e) => {
+                let at = match e.location {
+                    pest::error::InputLocation::Pos(p) => p,
+                    pest::error::InputLocation::Span((s, _)) => s,
+                };
+                let at = pos + at;
+                low.diags.extend(syntax_error(text, at, &e));
+                pos = resync(text, at);
+            }
+        }
+    }
+    (policy, diags)
+}
+
+/// The offset where `{`/`(` nesting first exceeds `MAX_NESTING` (strings and comments not considered).
+fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'{' | b'(' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(i);
+                }
+            }
+            b'}' | b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Next offset after `at` where a line starts with `bundle`, `body` or `promise`.
+fn resync(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = at;
+    while i < bytes.len() {
+        if bytes.get(i) == Some(&b'\n') {
+            let line = text.get(i + 1..).unwrap_or("");
+            if ["bundle", "body", "promise"].iter().any(|k| {
+                line.strip_prefix(k)
+                    .map(|r| r.starts_with([' ', '\t']))
+                    .unwrap_or(false)
+            }) {
+                return i + 1;
+            }
+        }
+        i += 1;
+    }
+    text.len()
+}
+
+/// End offset of the token starting at `at` (cf-promises points after the offending token).
+fn token_end(text: &str, at: usize) -> usize {
+    let rest = text.get(at..).unwrap_or("");
+    let mut chars = rest.char_indices();
+    let Some((_, c)) = chars.next() else {
+        return at;
+    };
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || !c.is_ascii();
+    let len = match c {
+        '"' | '\'' | '`' => {
+            let mut esc = false;
+            let mut end = rest.len();
+            for (i, ch) in rest.char_indices().skip(1) {
+                if esc {
+                    esc = false;
+                } else if ch == '\\' && c != '`' {
+                    esc = true;
+                } else if ch == c {
+                    end = i + 1;
+                    break;
+                }
+            }
+            end
+        }
+        c if is_ident(c) => rest
+            .char_indices()
+            .find(|(_, ch)| !is_ident(*ch))
+            .map(|(i, _)| i)
+            .unwrap_or(rest.len()),
+        '=' | '-' if rest.get(1..2) == Some(">") => 2,
+        ':' if rest.get(1..2) == Some(":") => 2,
+        c => c.len_utf8(),
+    };
+    at + len
+}
+
+fn token_text(text: &str, at: usize) -> &str {
+    text.get(at..token_end(text, at)).unwrap_or("")
+}
+
+/// Turn a pest error into cf-promises' `syntax error` plus a more specific line.
+fn syntax_error(text: &str, at: usize, e: &pest::error::Error<Rule>) -> Vec<Diagnostic> {
+    let end = token_end(text, at) as u32;
+    let got = token_text(text, at);
+    let mut out = vec![Diagnostic::error(end, "syntax error")];
+    let expected: Vec<Rule> = match &e.variant {
+        pest::error::ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+        _ => Vec::new(),
+    };
+    let want = |r: Rule| expected.contains(&r);
+    let detail = if want(Rule::promise_end) && got.starts_with(['"', '\'', '`']) {
+        format!("Check previous line, Expected ';', got '{got}'")
+    } else if want(Rule::promise_end) {
+        format!("Expected ';', got '{got}'")
+    } else if got == "," && want(Rule::constraint) {
+        "Expected attribute, got ',' (comma after promiser is not allowed since 3.5.0)".to_string()
+    } else if want(Rule::callish) || want(Rule::list) {
+        format!("Invalid r-value type '{got}'")
+    } else if want(Rule::promise) || want(Rule::promise_type) {
+        format!("Expected promiser string, got '{got}'")
+    } else if want(Rule::params) || want(Rule::ident) {
+        format!("Expected identifier, got '{got}'")
+    } else {
+        format!("Unexpected '{got}'")
+    };
+    out.push(Diagnostic::error(end, detail));
+    out
+}
+
+/// Promise types built into 3.21.0 (any other section in an agent bundle is a custom promise type).
+pub const BUILTIN_PROMISE_TYPES: &[&str] = &[
+    "access",
+    "build_xpath",
+    "classes",
+    "commands",
+    "databases",
+    "defaults",
+    "delete_attribute",
+    "delete_lines",
+    "delete_text",
+    "delete_tree",
+    "field_edits",
+    "files",
+    "guest_environments",
+    "insert_lines",
+    "insert_text",
+    "insert_tree",
+    "measurements",
+    "meta",
+    "methods",
+    "packages",
+    "processes",
+    "replace_patterns",
+    "reports",
+    "roles",
+    "services",
+    "set_attribute",
+    "set_text",
+    "storage",
+    "users",
+    "vars",
+];
