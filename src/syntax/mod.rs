@@ -90,7 +90,13 @@ pub fn parse_file_recovering(path: &str, text: &str) -> (Policy, Vec<Diagnostic>
                     pest::error::InputLocation::Pos(p) => p,
                     pest::error::InputLocation::Span((s, _)) => s,
                 };
-                let at = pos + at;
+                let mut at = pos + at;
+                if at >= text.len() {
+                    // The lexer sees an unterminated string as a lone quote character.
+                    if let Some(q) = unterminated_string(text, pos) {
+                        at = q;
+                    }
+                }
                 low.diags.extend(syntax_error(text, at, &e));
                 pos = resync(text, at);
             }
@@ -137,6 +143,37 @@ fn resync(text: &str, at: usize) -> usize {
     text.len()
 }
 
+/// Offset of the opening quote of a string that never closes, scanning from `from` (comments skipped).
+fn unterminated_string(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'#' => {
+                while bytes.get(i).is_some_and(|c| *c != b'\n') {
+                    i += 1;
+                }
+            }
+            b'"' | b'\'' | b'`' => {
+                let q = b;
+                let start = i;
+                i += 1;
+                loop {
+                    match bytes.get(i) {
+                        None => return Some(start),
+                        Some(b'\\') if q != b'`' => i += 2,
+                        Some(c) if *c == q => break,
+                        Some(_) => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// End offset of the token starting at `at` (cf-promises points after the offending token).
 fn token_end(text: &str, at: usize) -> usize {
     let rest = text.get(at..).unwrap_or("");
@@ -148,7 +185,7 @@ fn token_end(text: &str, at: usize) -> usize {
     let len = match c {
         '"' | '\'' | '`' => {
             let mut esc = false;
-            let mut end = rest.len();
+            let mut end = 1;
             for (i, ch) in rest.char_indices().skip(1) {
                 if esc {
                     esc = false;
