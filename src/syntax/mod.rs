@@ -1,0 +1,3 @@
+pub mod functions_gen;
+pub mod tables;
+pub mod tables_gen;
