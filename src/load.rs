@@ -161,3 +161,22 @@ fn normalize(p: &Path) -> PathBuf {
     }
     out
 }
+
+/// Run the policy checks over every loaded file (appending to each file's diagnostics), then the
+/// cross-file duplicate check. Returns whether any error was found.
+pub fn check_all(files: &mut [Loaded]) -> bool {
+    for l in files.iter_mut() {
+        let extra = crate::syntax::validate::validate_file(&l.policy, &l.file);
+        l.diags.extend(extra);
+    }
+    let dups = {
+        let refs: Vec<(&Policy, &SourceFile)> = files.iter().map(|l| (&l.policy, &l.file)).collect();
+        crate::syntax::validate::validate_duplicates(&refs)
+    };
+    for (i, d) in dups {
+        if let Some(l) = files.get_mut(i) {
+            l.diags.push(d);
+        }
+    }
+    files.iter().any(|l| !l.diags.is_empty())
+}

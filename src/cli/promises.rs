@@ -44,18 +44,17 @@ pub fn run(opts: &Options) -> u8 {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
-    let files = match load_with_inputs(&opts.file) {
+    let mut files = match load_with_inputs(&opts.file) {
         Ok(f) => f,
         Err(e) => {
             log_error(&mut out, &e.to_string());
             return 2;
         }
     };
-    let mut invalid = false;
+    let invalid = crate::load::check_all(&mut files);
     for l in &files {
         for d in &l.diags {
             let _ = err.write_all(d.render(&l.file).as_bytes());
-            invalid = true;
         }
     }
     if invalid {

@@ -2,11 +2,16 @@
 //! cf-promises style syntax errors with resynchronisation at the next top-level block.
 
 pub mod ast;
+pub mod class_check;
+pub mod functions_gen;
 pub mod json;
 pub mod lower;
 pub mod macros;
 pub mod print;
 pub mod strings;
+pub mod tables;
+pub mod tables_gen;
+pub mod validate;
 
 use pest::Parser;
 

@@ -1,0 +1,356 @@
+//! Lookup API over the syntax tables generated from `cf-promises -s json` (bundle, promise, body types, functions).
+//!
+//! The data lives in `tables_gen.rs` and `functions_gen.rs` as static slices sorted by name, so every lookup is
+//! a binary search over `'static` data: nothing is built at startup.
+
+use super::functions_gen::FUNCTIONS;
+use super::tables_gen::{
+    BODY_TYPES, BUNDLE_TYPES, COMMON_ATTRS, CONTROL_BODY_TYPES, PROMISE_TYPES,
+};
+
+/// Data type of an attribute, function parameter or function result, as named by CFEngine (`DataType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// `string`
+    String,
+    /// `int`
+    Int,
+    /// `real`
+    Real,
+    /// `slist`
+    Slist,
+    /// `ilist`
+    Ilist,
+    /// `rlist`
+    Rlist,
+    /// `option`: one value from a comma-separated menu
+    Option,
+    /// `olist`: list of values from a menu
+    Olist,
+    /// `body`: reference to a body of the type named by the attribute
+    Body,
+    /// `bundle`: reference to a bundle
+    Bundle,
+    /// `context`: class expression
+    Context,
+    /// `clist`: list of class expressions
+    Clist,
+    /// `irange`: `irange(a,b)`
+    Irange,
+    /// `rrange`: `rrange(a,b)`
+    Rrange,
+    /// `counter`
+    Counter,
+    /// `data`: data container
+    Data,
+    /// `none`
+    None,
+}
+
+impl DataType {
+    /// The name CFEngine prints (`slist`, `irange`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::String => "string",
+            DataType::Int => "int",
+            DataType::Real => "real",
+            DataType::Slist => "slist",
+            DataType::Ilist => "ilist",
+            DataType::Rlist => "rlist",
+            DataType::Option => "option",
+            DataType::Olist => "olist",
+            DataType::Body => "body",
+            DataType::Bundle => "bundle",
+            DataType::Context => "context",
+            DataType::Clist => "clist",
+            DataType::Irange => "irange",
+            DataType::Rrange => "rrange",
+            DataType::Counter => "counter",
+            DataType::Data => "data",
+            DataType::None => "none",
+        }
+    }
+
+    /// Parse a CFEngine data type name; `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<DataType> {
+        const ALL: [DataType; 17] = [
+            DataType::String,
+            DataType::Int,
+            DataType::Real,
+            DataType::Slist,
+            DataType::Ilist,
+            DataType::Rlist,
+            DataType::Option,
+            DataType::Olist,
+            DataType::Body,
+            DataType::Bundle,
+            DataType::Context,
+            DataType::Clist,
+            DataType::Irange,
+            DataType::Rrange,
+            DataType::Counter,
+            DataType::Data,
+            DataType::None,
+        ];
+        ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// List types (`slist`, `ilist`, `rlist`, `olist`, `clist`).
+    pub fn is_list(self) -> bool {
+        matches!(
+            self,
+            DataType::Slist | DataType::Ilist | DataType::Rlist | DataType::Olist | DataType::Clist
+        )
+    }
+}
+
+/// Syntax status of an attribute, type or function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    Normal,
+    Deprecated,
+    Removed,
+}
+
+impl Status {
+    /// The name `cf-promises -s json` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Normal => "normal",
+            Status::Deprecated => "deprecated",
+            Status::Removed => "removed",
+        }
+    }
+
+    /// Parse a status name; `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<Status> {
+        [Status::Normal, Status::Deprecated, Status::Removed]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+}
+
+/// Where an attribute comes from, as `cf-promises -s json` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Visibility {
+    /// Common to every promise type (`if`, `handle`, `comment`, ...).
+    Global,
+    /// Common to every promise type of one bundle type (`select_region` in `edit_line`).
+    Bundle,
+    /// Specific to the promise type.
+    PromiseType,
+    /// Attribute of a body type.
+    Body,
+}
+
+impl Visibility {
+    /// The name `cf-promises -s json` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Visibility::Global => "global",
+            Visibility::Bundle => "bundle",
+            Visibility::PromiseType => "promiseType",
+            Visibility::Body => "body",
+        }
+    }
+
+    /// Parse a visibility name; `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<Visibility> {
+        [
+            Visibility::Global,
+            Visibility::Bundle,
+            Visibility::PromiseType,
+            Visibility::Body,
+        ]
+        .into_iter()
+        .find(|v| v.name() == name)
+    }
+}
+
+/// One attribute (constraint lval) of a promise type or body type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttrSpec {
+    pub name: &'static str,
+    pub ty: DataType,
+    /// The range string: a comma-separated menu for `option`/`olist`, `min,max` for numbers, a regex for
+    /// strings and lists; `None` when the table has no range (bodies and bundles).
+    pub range: Option<&'static str>,
+    pub status: Status,
+    pub visibility: Visibility,
+}
+
+/// A bundle type (`agent`, `common`, `edit_line`, ...) and the built-in promise types it allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BundleTypeSpec {
+    pub name: &'static str,
+    pub status: Status,
+    /// Allowed built-in promise types, sorted by name.
+    pub promise_types: &'static [&'static str],
+}
+
+/// A built-in promise type and all its attributes (global, bundle-common and own), sorted by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromiseTypeSpec {
+    pub name: &'static str,
+    pub status: Status,
+    pub attrs: &'static [AttrSpec],
+}
+
+/// A body type (`perms`, `action`, or a control body such as `common`) and its attributes, sorted by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyTypeSpec {
+    pub name: &'static str,
+    pub status: Status,
+    pub attrs: &'static [AttrSpec],
+}
+
+/// One parameter of a built-in function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FnParam {
+    pub ty: DataType,
+    /// Menu, `min,max` or regex, as for attributes.
+    pub range: &'static str,
+    pub description: &'static str,
+}
+
+/// Signature of a built-in function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FnSpec {
+    pub name: &'static str,
+    pub returns: DataType,
+    /// Fixed parameters; with `variadic`, further arguments of any count may follow.
+    pub params: &'static [FnParam],
+    pub variadic: bool,
+    /// Category as printed by `cf-promises -s json` (`data`, `files`, `system`, ...).
+    pub category: &'static str,
+    /// Results are cached per run (`cached` in the table).
+    pub cached: bool,
+    /// Accepts a list or data container by name or inline JSON (`collecting` in the table).
+    pub collecting: bool,
+    pub status: Status,
+}
+
+fn find<T>(
+    slice: &'static [T],
+    key: &str,
+    name: impl Fn(&T) -> &'static str,
+) -> Option<&'static T> {
+    slice
+        .binary_search_by(|item| name(item).cmp(key))
+        .ok()
+        .and_then(|i| slice.get(i))
+}
+
+/// The bundle type named `name`, if CFEngine knows it.
+pub fn bundle_type(name: &str) -> Option<&'static BundleTypeSpec> {
+    find(BUNDLE_TYPES, name, |b| b.name)
+}
+
+/// All bundle types, sorted by name.
+pub fn bundle_types() -> &'static [BundleTypeSpec] {
+    BUNDLE_TYPES
+}
+
+/// Built-in promise types allowed in bundles of type `bundle_type` (sorted; empty for an unknown bundle type).
+pub fn promise_types_in(bundle_type: &str) -> &'static [&'static str] {
+    self::bundle_type(bundle_type).map_or(&[], |b| b.promise_types)
+}
+
+/// Whether the built-in promise type `promise_type` is allowed in a bundle of type `bundle_type`.
+pub fn promise_type_allowed(bundle_type: &str, promise_type: &str) -> bool {
+    promise_types_in(bundle_type)
+        .binary_search(&promise_type)
+        .is_ok()
+}
+
+/// The built-in promise type named `name` (regardless of bundle type).
+pub fn promise_type(name: &str) -> Option<&'static PromiseTypeSpec> {
+    find(PROMISE_TYPES, name, |p| p.name)
+}
+
+/// All built-in promise types, sorted by name.
+pub fn promise_types() -> &'static [PromiseTypeSpec] {
+    PROMISE_TYPES
+}
+
+/// The attributes every promise type accepts (`if`, `handle`, `comment`, ...), sorted by name. Custom promise
+/// types accept these too.
+pub fn common_attrs() -> &'static [AttrSpec] {
+    COMMON_ATTRS
+}
+
+/// A common attribute by name.
+pub fn common_attr(lval: &str) -> Option<&'static AttrSpec> {
+    find(COMMON_ATTRS, lval, |a| a.name)
+}
+
+/// What the tables say about the promise type `promise_type` in a bundle of type `bundle_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromiseTypeLookup {
+    /// Built-in and allowed in this bundle type.
+    BuiltIn(&'static PromiseTypeSpec),
+    /// Not a built-in promise type of this bundle type: CFEngine treats it as a custom promise type (it is
+    /// only resolved at run time, against `promise agent NAME` blocks). Only common attributes are known.
+    Custom,
+}
+
+/// Classify `promise_type` inside a bundle of type `bundle_type`.
+pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseTypeLookup {
+    if promise_type_allowed(bundle_type, promise_type) {
+        if let Some(spec) = self::promise_type(promise_type) {
+            return PromiseTypeLookup::BuiltIn(spec);
+        }
+    }
+    PromiseTypeLookup::Custom
+}
+
+/// The attribute spec for `lval` of a promise of type `promise_type` in a bundle of type `bundle_type`.
+///
+/// For built-in promise types this searches the promise type's full attribute list (common attributes
+/// included). For custom promise types only the common attributes are known; `None` there means "passed to
+/// the promise module", not "unknown".
+pub fn promise_attr(
+    bundle_type: &str,
+    promise_type: &str,
+    lval: &str,
+) -> Option<&'static AttrSpec> {
+    match lookup_promise_type(bundle_type, promise_type) {
+        PromiseTypeLookup::BuiltIn(spec) => find(spec.attrs, lval, |a| a.name),
+        PromiseTypeLookup::Custom => common_attr(lval),
+    }
+}
+
+/// The body type named `name` (including control body types such as `common` and `agent`).
+pub fn body_type(name: &str) -> Option<&'static BodyTypeSpec> {
+    find(BODY_TYPES, name, |b| b.name)
+}
+
+/// All body types, sorted by name.
+pub fn body_types() -> &'static [BodyTypeSpec] {
+    BODY_TYPES
+}
+
+/// Whether `name` is a control body type (`body common control`, `body agent control`, ...).
+pub fn is_control_body_type(name: &str) -> bool {
+    CONTROL_BODY_TYPES.binary_search(&name).is_ok()
+}
+
+/// Control body types, sorted by name.
+pub fn control_body_types() -> &'static [&'static str] {
+    CONTROL_BODY_TYPES
+}
+
+/// The attribute spec for `lval` in a body of type `body_type`.
+pub fn body_attr(body_type: &str, lval: &str) -> Option<&'static AttrSpec> {
+    self::body_type(body_type).and_then(|b| find(b.attrs, lval, |a| a.name))
+}
+
+/// The built-in function named `name`.
+pub fn function(name: &str) -> Option<&'static FnSpec> {
+    find(FUNCTIONS, name, |f| f.name)
+}
+
+/// All built-in functions, sorted by name.
+pub fn functions() -> &'static [FnSpec] {
+    FUNCTIONS
+}
