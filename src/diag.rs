@@ -68,9 +68,12 @@ impl Diagnostic {
             Severity::Warning => "warning",
         };
         if !self.snippet {
-            return format!("{}:{}:{}: {}: {}\n", file.path, line, col, sev, self.message);
+            return format!(
+                "{}:{}:{}: {}: {}\n",
+                file.path, line, col, sev, self.message
+            );
         }
-        let text = file.line_text(line);
+        let text = file.line_text(file.lines.physical_line_col(self.offset).0);
         let text = text.strip_suffix('\r').unwrap_or(text);
         // cf-promises prints the line as a C string: it ends at a NUL byte.
         let text = text.split('\0').next().unwrap_or("");

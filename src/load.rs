@@ -63,11 +63,11 @@ fn io_reason(e: &std::io::Error) -> String {
 /// Parse one file.
 pub fn load_one(path: &str) -> Result<Loaded, LoadError> {
     let text = read_text(path)?;
-    let (policy, diags) = crate::syntax::parse_file_recovering(path, &text);
+    let parsed = crate::syntax::parse_file_recovering(path, &text);
     Ok(Loaded {
-        file: SourceFile::new(path, text),
-        policy,
-        diags,
+        file: SourceFile::with_lines(path, text, parsed.lines),
+        policy: parsed.policy,
+        diags: parsed.diags,
     })
 }
 
@@ -170,7 +170,8 @@ pub fn check_all(files: &mut [Loaded]) -> bool {
         l.diags.extend(extra);
     }
     let dups = {
-        let refs: Vec<(&Policy, &SourceFile)> = files.iter().map(|l| (&l.policy, &l.file)).collect();
+        let refs: Vec<(&Policy, &SourceFile)> =
+            files.iter().map(|l| (&l.policy, &l.file)).collect();
         crate::syntax::validate::validate_duplicates(&refs)
     };
     for (i, d) in dups {

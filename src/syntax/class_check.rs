@@ -12,7 +12,11 @@
 /// Check `expr`; `Err(offset)` is the byte offset in `expr` where the syntax error was found.
 pub fn check(expr: &str) -> Result<(), usize> {
     let b = expr.as_bytes();
-    let mut p = Checker { b, pos: 0, depth: 0 };
+    let mut p = Checker {
+        b,
+        pos: 0,
+        depth: 0,
+    };
     p.or_expr().map(|_| ())
 }
 
@@ -85,8 +89,14 @@ impl Checker<'_> {
         let start = self.pos;
         while let Some(c) = self.peek() {
             match c {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b':' | 0x80..=0xff => self.pos += 1,
-                b'[' => match self.b.get(self.pos..).and_then(|r| r.iter().position(|x| *x == b']')) {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b':' | 0x80..=0xff => {
+                    self.pos += 1
+                }
+                b'[' => match self
+                    .b
+                    .get(self.pos..)
+                    .and_then(|r| r.iter().position(|x| *x == b']'))
+                {
                     Some(n) => self.pos += n + 1,
                     None => return Err(self.b.len()),
                 },
@@ -128,8 +138,10 @@ mod tests {
 
     #[test]
     fn accepted_as_cf_promises_accepts() {
-        for e in ["a.c", "a&c", "a|b", "a||b", "!b", "a.!b", "!(a.b)", "a&!b|b", "$(cn).c", "a-b",
-            "ns:cls", "x[a b]", "any", "(a|b).c"] {
+        for e in [
+            "a.c", "a&c", "a|b", "a||b", "!b", "a.!b", "!(a.b)", "a&!b|b", "$(cn).c", "a-b",
+            "ns:cls", "x[a b]", "any", "(a|b).c",
+        ] {
             assert_eq!(check(e), Ok(()), "{e}");
         }
     }

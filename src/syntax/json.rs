@@ -186,7 +186,7 @@ fn rval(r: &Rval, in_bundle: bool) -> Value {
             ("type", json!("list")),
             (
                 "value",
-                Value::Array(items.iter().map(|i| rval(i, in_bundle)).collect()),
+                Value::Array(items.iter().map(|i| rval(i, false)).collect()),
             ),
         ]),
         Rval::Call(c) => obj(vec![

@@ -34,12 +34,10 @@ impl Lowerer<'_> {
         self.diags.push(Diagnostic::error(offset as u32, msg));
     }
 
-    /// Split `ns:name` in a block header.
+    /// The namespace in force and the name as written (`default:main` stays qualified, as in cf-promises'
+    /// JSON).
     fn split_ns(&self, name: &str) -> (String, String) {
-        match name.split_once(':') {
-            Some((ns, n)) => (ns.to_string(), n.to_string()),
-            None => (self.namespace.clone(), name.to_string()),
-        }
+        (self.namespace.clone(), name.to_string())
     }
 
     fn lower_params(&self, pair: Pair<'_, Rule>) -> Vec<String> {
@@ -165,8 +163,10 @@ impl Lowerer<'_> {
             gap = false;
             prev_name_end = name_char || c == ')';
         }
-        let expr: String = raw.chars().filter(|c| *c != ' ' && *c != '\t').collect();
-        Guard { expr, span }
+        Guard {
+            expr: raw.to_string(),
+            span,
+        }
     }
 
     fn lower_constraint(&mut self, pair: Pair<'_, Rule>) -> Option<Constraint> {
@@ -191,7 +191,9 @@ impl Lowerer<'_> {
         let (value, quote) = match rule {
             Rule::dq_string => (unescape(raw), Quote::Double),
             Rule::sq_string => (unescape(raw), Quote::Single),
-            _ => (raw.to_string(), Quote::Back),
+            // Recorded from cf-promises: backquoted strings unescape like the others (`\"` → `"`,
+            // backslash-newline joins lines, `\n` stays).
+            _ => (unescape(raw), Quote::Back),
         };
         Some(Scalar { value, quote, span })
     }
@@ -371,7 +373,9 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
                     span,
                 });
             }
-            match serde_json::from_str::<serde_json::Value>(&s.value) {
+            // cf-promises' JSON parser keeps `\uXXXX` escapes as literal text.
+            let text = s.value.replace("\\u", "\\\\u");
+            match serde_json::from_str::<serde_json::Value>(&text) {
                 Ok(v) if v.is_object() || v.is_array() => Rval::Data(v, s.span),
                 _ => Rval::Scalar(s),
             }

@@ -19,12 +19,26 @@ pub const FEATURES: &[&str] = &[
     "yaml",
 ];
 
-/// Blank macro lines and false branches. Returns the rewritten text (same length as `text`, or `None` when
-/// the text has no macro at all) and the macro diagnostics.
-pub fn apply(text: &str) -> (Option<String>, Vec<Diagnostic>) {
+/// The result of the macro pass.
+pub struct MacroPass {
+    /// The rewritten text (same length as the input), or `None` when the input has no macro.
+    pub text: Option<String>,
+    pub diags: Vec<Diagnostic>,
+    /// Offsets of newlines cf-promises' lexer consumes without counting a line (those ending a line that
+    /// enters or stays in a skipped branch).
+    pub uncounted_newlines: Vec<u32>,
+}
+
+/// Blank macro lines and false branches.
+pub fn apply(text: &str) -> MacroPass {
     if !text.contains("@if") && !text.contains("@else") && !text.contains("@endif") {
-        return (None, Vec::new());
+        return MacroPass {
+            text: None,
+            diags: Vec::new(),
+            uncounted_newlines: Vec::new(),
+        };
     }
+    let mut uncounted = Vec::new();
     let mut out = String::with_capacity(text.len());
     let mut diags = Vec::new();
     // None: outside @if; Some(true): in a branch being kept; Some(false): in a branch being dropped.
@@ -83,9 +97,15 @@ pub fn apply(text: &str) -> (Option<String>, Vec<Diagnostic>) {
                 },
             }
             push_kept_or_blank(&mut out, line, false);
+            if state == Some(false) && line.ends_with('\n') {
+                uncounted.push((pos - 1) as u32);
+            }
             continue;
         }
         push_kept_or_blank(&mut out, line, state != Some(false));
+        if state == Some(false) && line.ends_with('\n') {
+            uncounted.push((pos - 1) as u32);
+        }
     }
     if state.is_some() {
         diags.push(Diagnostic::error(
@@ -93,7 +113,11 @@ pub fn apply(text: &str) -> (Option<String>, Vec<Diagnostic>) {
             "EOF seen while @if was waiting for @endif without ignore_state",
         ));
     }
-    (Some(out), diags)
+    MacroPass {
+        text: Some(out),
+        diags,
+        uncounted_newlines: uncounted,
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -223,9 +247,10 @@ mod tests {
     #[test]
     fn blanking_keeps_offsets() {
         let src = "a\n@if minimum_version(9)\nbé\n@else\nc\n@endif\nd\n";
-        let (out, d) = apply(src);
-        assert!(d.is_empty());
-        let out = out.unwrap_or_default();
+        let pass = apply(src);
+        assert!(pass.diags.is_empty());
+        assert_eq!(pass.uncounted_newlines.len(), 2);
+        let out = pass.text.unwrap_or_default();
         assert_eq!(out.len(), src.len());
         assert_eq!(
             out.lines().map(str::trim).collect::<Vec<_>>(),

@@ -29,20 +29,31 @@ pub const MAX_NESTING: usize = 512;
 /// Parse one file. `Ok` holds the AST when there was no error; `Err` holds every diagnostic found (the AST
 /// of the blocks that did parse is dropped).
 pub fn parse_file(path: &str, text: &str) -> Result<Policy, Vec<Diagnostic>> {
-    let (policy, diags) = parse_file_recovering(path, text);
-    if diags.is_empty() {
-        Ok(policy)
+    let parsed = parse_file_recovering(path, text);
+    if parsed.diags.is_empty() {
+        Ok(parsed.policy)
     } else {
-        Err(diags)
+        Err(parsed.diags)
     }
 }
 
+/// The result of parsing one file.
+pub struct Parsed {
+    /// The AST of every block that parsed.
+    pub policy: Policy,
+    pub diags: Vec<Diagnostic>,
+    /// Line index numbering lines as cf-promises does.
+    pub lines: crate::source::LineIndex,
+}
+
 /// Parse one file, returning the AST of every block that parsed and all diagnostics.
-pub fn parse_file_recovering(path: &str, text: &str) -> (Policy, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
-    let (rewritten, macro_diags) = macros::apply(text);
-    diags.extend(macro_diags);
-    let text = rewritten.as_deref().unwrap_or(text);
+pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
+    let pass = macros::apply(text);
+    let mut adjust: Vec<(u32, i64)> = pass.uncounted_newlines.iter().map(|o| (*o, -1)).collect();
+    let mut diags = pass.diags;
+    let text = pass.text.as_deref().unwrap_or(text);
+    adjust.extend(counted_carriage_returns(text).into_iter().map(|o| (o, 1)));
+    let lines = crate::source::LineIndex::new(text).with_adjustments(adjust);
     let mut policy = Policy {
         path: path.to_string(),
         ..Policy::default()
@@ -52,7 +63,11 @@ pub fn parse_file_recovering(path: &str, text: &str) -> (Policy, Vec<Diagnostic>
             off as u32,
             format!("nesting deeper than {MAX_NESTING} levels"),
         ));
-        return (policy, diags);
+        return Parsed {
+            policy,
+            diags,
+            lines,
+        };
     }
     let mut low = lower::Lowerer {
         base: 0,
@@ -107,7 +122,45 @@ pub fn parse_file_recovering(path: &str, text: &str) -> (Policy, Vec<Diagnostic>
             }
         }
     }
-    (policy, diags)
+    Parsed {
+        policy,
+        diags,
+        lines,
+    }
+}
+
+/// Carriage returns that cf-promises' lexer counts as line breaks: those outside strings and comments.
+fn counted_carriage_returns(text: &str) -> Vec<u32> {
+    if !text.contains('\r') {
+        return Vec::new();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\r' => out.push(i as u32),
+            b'#' => {
+                while bytes.get(i + 1).is_some_and(|c| *c != b'\n') {
+                    i += 1;
+                }
+            }
+            b'"' | b'\'' | b'`' => {
+                i += 1;
+                while let Some(&c) = bytes.get(i) {
+                    if c == b'\\' {
+                        i += 1;
+                    } else if c == b {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
 }
 
 /// The offset where `{`/`(` nesting first exceeds `MAX_NESTING` (strings and comments not considered).

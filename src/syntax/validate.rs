@@ -23,7 +23,11 @@ pub fn validate_file(policy: &Policy, file: &SourceFile) -> Vec<Diagnostic> {
                     b.kind
                 ),
             ));
-            if let Some(brace) = file.text.get(b.span.start as usize..).and_then(|t| t.find('{')) {
+            if let Some(brace) = file
+                .text
+                .get(b.span.start as usize..)
+                .and_then(|t| t.find('{'))
+            {
                 out.push(Diagnostic::error(
                     (b.span.start as usize + brace + 1) as u32,
                     format!("Invalid body type '{}'", b.kind),
@@ -89,9 +93,7 @@ fn key(s: Span) -> (u32, u32) {
 fn kind_end_offset(file: &SourceFile, span: Span) -> usize {
     let start = span.start as usize;
     let text = file.text.get(start..).unwrap_or("");
-    let mut i = text
-        .find(|c: char| c.is_whitespace())
-        .unwrap_or(text.len());
+    let mut i = text.find(|c: char| c.is_whitespace()).unwrap_or(text.len());
     i += text
         .get(i..)
         .and_then(|t| t.find(|c: char| !c.is_whitespace()))
@@ -105,12 +107,10 @@ fn kind_end_offset(file: &SourceFile, span: Span) -> usize {
 
 /// `expr::`: cf-promises reports a syntax error two columns after the offending character.
 fn check_guard(g: &Guard, file: &SourceFile, out: &mut Vec<Diagnostic>) {
-    if let Err(off) = class_check::check(&g.expr) {
+    let expr: String = g.expr.chars().filter(|c| *c != ' ' && *c != '\t').collect();
+    if let Err(off) = class_check::check(&expr) {
         let (_, col) = file.lines.line_col(g.span.start);
-        let mut d = Diagnostic::error(
-            g.span.start + off as u32,
-            "Syntax error in context string",
-        );
+        let mut d = Diagnostic::error(g.span.start + off as u32, "Syntax error in context string");
         d.column = Some((col + off + 2) as u32);
         out.push(d);
     }
@@ -125,7 +125,10 @@ fn check_class_attr(c: &Constraint, out: &mut Vec<Diagnostic>) {
         if matches!(s.quote, Quote::Double | Quote::Single | Quote::Back) {
             let expr: String = s.value.chars().filter(|c| !c.is_whitespace()).collect();
             if class_check::check(&expr).is_err() {
-                out.push(Diagnostic::error(s.span.end, "Syntax error in context string"));
+                out.push(Diagnostic::error(
+                    s.span.end,
+                    "Syntax error in context string",
+                ));
             }
         }
     }
