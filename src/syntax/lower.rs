@@ -374,12 +374,32 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
                 });
             }
             // cf-promises' JSON parser keeps `\uXXXX` escapes as literal text.
-            let text = s.value.replace("\\u", "\\\\u");
-            match serde_json::from_str::<serde_json::Value>(&text) {
+            match serde_json::from_str::<serde_json::Value>(&keep_unicode_escapes(&s.value)) {
                 Ok(v) if v.is_object() || v.is_array() => Rval::Data(v, s.span),
                 _ => Rval::Scalar(s),
             }
         }
         _ => Rval::Scalar(s),
     }
+}
+
+/// Double the backslash of every `\uXXXX` escape so that JSON parsing keeps it as literal text, as
+/// cf-promises' JSON parser does; other escapes are left alone.
+fn keep_unicode_escapes(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\\u") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '\\' {
+            match chars.next() {
+                Some('u') => out.push_str("\\u"),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }

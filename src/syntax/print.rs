@@ -28,14 +28,6 @@ pub fn policy_to_cf(p: &Policy) -> String {
     out
 }
 
-fn qualified(ns: &str, name: &str, is_file_control: bool) -> String {
-    if ns == "default" || is_file_control {
-        name.to_string()
-    } else {
-        format!("{ns}:{name}")
-    }
-}
-
 fn params(ps: &[String]) -> String {
     if ps.is_empty() {
         String::new()
@@ -50,7 +42,7 @@ fn bundle(b: &Bundle) -> String {
         out,
         "bundle {} {}{}\n{{",
         b.bundle_type,
-        qualified(&b.namespace, &b.name, false),
+        b.name,
         params(&b.params)
     );
     for s in &b.sections {
@@ -89,12 +81,11 @@ fn bundle(b: &Bundle) -> String {
 
 fn body(b: &Body) -> String {
     let mut out = String::new();
-    let file_control = b.body_type == "file" && b.name == "control";
     let _ = writeln!(
         out,
         "body {} {}{}\n{{",
         b.body_type,
-        qualified(&b.namespace, &b.name, file_control),
+        b.name,
         params(&b.params)
     );
     let mut guard: Option<(&str, Option<&str>)> = None;
