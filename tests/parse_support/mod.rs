@@ -140,9 +140,12 @@ pub fn run(program: &Path, cwd: &Path, args: &[&str]) -> Outcome {
     }
 }
 
-/// The cfsim binary built by cargo for this test run.
+/// The cfsim binary built by cargo for this test run, or the program named by env `CFSIM_BIN` (any program
+/// taking `promises [cf-promises flags]`; used to self-check the harness against a wrapper around the real
+/// cf-promises, see tests/oracle/cf-promises-as-cfsim.sh).
 pub fn cfsim() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_cfsim"))
+    std::env::var_os("CFSIM_BIN")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_cfsim")), PathBuf::from)
 }
 
 /// Locate `cf-promises` on `PATH`. When it is missing: fail if `CI=true`, else print a skip note for
@@ -334,5 +337,56 @@ impl Failures {
             self.0.join("\n")
         );
         eprintln!("{what}: all {checked} passed");
+    }
+}
+
+/// `policies/parse/ok/pcf-lossy.txt`: the ok fixtures whose `-p cf` output, printed by the real cf-promises,
+/// does not parse back to the same policy (one `NAME.cf: reason` per line, `#` comments).
+pub fn pcf_lossy_path() -> PathBuf {
+    parse_dir().join("ok").join("pcf-lossy.txt")
+}
+
+/// The fixture file names listed in `pcf-lossy.txt` (empty when the file is missing).
+pub fn pcf_lossy_names() -> Vec<String> {
+    std::fs::read_to_string(pcf_lossy_path())
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split(':').next().map(|n| n.trim().to_string()))
+        .collect()
+}
+
+/// Parse `printed` (a `-p cf` output of `fixture`) with `program [promises] -p json` from a scratch copy of
+/// the fixture's directory and compare with the fixture's recorded JSON, ignoring `line` and `sourcePath`.
+/// Returns the first difference (or why the printed policy was rejected); `None` when it round-trips.
+pub fn round_trip_difference(
+    program: &Path,
+    subcommand: Option<&str>,
+    scratch: &Path,
+    fixture: &Path,
+    printed: &[u8],
+) -> Option<String> {
+    let copy = scratch.join(fixture.file_name().unwrap());
+    std::fs::write(&copy, printed).unwrap();
+    let mut args: Vec<&str> = subcommand.into_iter().collect();
+    let name = dot_name(&copy);
+    args.extend(["-p", "json", "-f", &name]);
+    let reparsed = run(program, scratch, &args);
+    if reparsed.code != Some(0) {
+        let first = reparsed
+            .stderr
+            .split(|b| *b == b'\n')
+            .next()
+            .unwrap_or_default();
+        return Some(format!(
+            "printed policy rejected ({}): {}",
+            reparsed.describe(),
+            String::from_utf8_lossy(first)
+        ));
+    }
+    let original = json_document(&std::fs::read(with_ext(fixture, "json")).unwrap()).unwrap();
+    match json_document(&reparsed.stdout) {
+        Ok(actual) => first_json_diff(&without_positions(&original), &without_positions(&actual)),
+        Err(e) => Some(e),
     }
 }
