@@ -9,3 +9,4 @@ pub mod diag;
 pub mod load;
 pub mod source;
 pub mod syntax;
+pub mod yaml;

@@ -365,13 +365,19 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
         }
         Quote::Double | Quote::Single | Quote::Back => {
             let yaml = s.value.starts_with("---");
-            if s.value.contains("$(") || s.value.contains("${") || yaml {
+            if s.value.contains("$(") || s.value.contains("${") {
                 let span = s.span;
                 return Rval::Call(Call {
                     name: if yaml { "parseyaml" } else { "parsejson" }.to_string(),
                     args: vec![Rval::Scalar(s)],
                     span,
                 });
+            }
+            if yaml {
+                return match crate::yaml::parse(&s.value) {
+                    Ok(v) if v.is_object() || v.is_array() => Rval::Data(v, s.span),
+                    _ => Rval::Scalar(s),
+                };
             }
             // cf-promises' JSON parser keeps `\uXXXX` escapes as literal text.
             match serde_json::from_str::<serde_json::Value>(&keep_unicode_escapes(&s.value)) {
