@@ -35,12 +35,12 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                starts.push((i + 1).min(u32::MAX as usize) as u32);
-            }
-        }
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        starts.push(0u32);
+        starts.extend(
+            text.match_indices('\n')
+                .map(|(i, _)| (i + 1).min(u32::MAX as usize) as u32),
+        );
         LineIndex {
             starts,
             adjust: Vec::new(),

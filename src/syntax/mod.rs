@@ -74,35 +74,40 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
         namespace: "default".to_string(),
         diags: &mut diags,
     };
+    // Happy path: the whole file in one parse (pest indexes the input once per parse).
+    if let Ok(pairs) = CfParser::parse(Rule::file, text) {
+        for block in pairs {
+            lower_block(&mut low, block, &mut policy);
+        }
+        return Parsed {
+            policy,
+            diags,
+            lines,
+        };
+    }
+    // After a syntax error: block by block, each parse bounded by the next line that starts a block, so
+    // that hostile input with many errors stays linear.
     let mut pos = 0usize;
     while pos < text.len() {
         let rest = text.get(pos..).unwrap_or("");
-        if CfParser::parse(Rule::rest_empty, rest).is_ok() {
+        if only_blanks_and_comments(rest) {
             break;
         }
-        match CfParser::parse(Rule::block_at, rest) {
+        let bound = resync(text, pos).max(pos + 1).min(text.len());
+        let slice = text.get(pos..bound).unwrap_or(rest);
+        let attempt = CfParser::parse(Rule::block_at, slice).or_else(|e| {
+            if bound < text.len() {
+                CfParser::parse(Rule::block_at, rest)
+            } else {
+                Err(e)
+            }
+        });
+        match attempt {
             Ok(mut pairs) => {
                 let Some(block) = pairs.next() else { break };
                 let end = block.as_span().end();
                 low.base = pos;
-                match block.as_rule() {
-                    Rule::bundle => {
-                        if let Some(b) = low.lower_bundle(block) {
-                            policy.bundles.push(b);
-                        }
-                    }
-                    Rule::body => {
-                        if let Some(b) = low.lower_body(block) {
-                            policy.bodies.push(b);
-                        }
-                    }
-                    Rule::promise_block => {
-                        if let Some(b) = low.lower_promise_block(block) {
-                            policy.promise_blocks.push(b);
-                        }
-                    }
-                    _ => {}
-                }
+                lower_block(&mut low, block, &mut policy);
                 pos += end.max(1);
             }
             Err(e) => {
@@ -127,6 +132,46 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
         diags,
         lines,
     }
+}
+
+fn lower_block(
+    low: &mut lower::Lowerer<'_>,
+    block: pest::iterators::Pair<'_, Rule>,
+    policy: &mut Policy,
+) {
+    match block.as_rule() {
+        Rule::bundle => {
+            if let Some(b) = low.lower_bundle(block) {
+                policy.bundles.push(b);
+            }
+        }
+        Rule::body => {
+            if let Some(b) = low.lower_body(block) {
+                policy.bodies.push(b);
+            }
+        }
+        Rule::promise_block => {
+            if let Some(b) = low.lower_promise_block(block) {
+                policy.promise_blocks.push(b);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `text` holds only whitespace and `#` comments.
+fn only_blanks_and_comments(text: &str) -> bool {
+    let mut in_comment = false;
+    for b in text.bytes() {
+        match b {
+            b'\n' => in_comment = false,
+            _ if in_comment => {}
+            b'#' => in_comment = true,
+            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Carriage returns that cf-promises' lexer counts as line breaks: those outside strings and comments.
