@@ -5,4 +5,6 @@
 //! module protocol and hENC) build on the AST.
 
 pub mod diag;
+pub mod henc;
+pub mod module;
 pub mod source;
