@@ -52,6 +52,23 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+/// The agent's info line when it starts a command (`timeout` = the contain body's `exec_timeout`).
+pub fn executing_message(command: &str, timeout_secs: Option<u64>) -> String {
+    let t = timeout_secs.map_or("no timeout".to_string(), |s| format!("timeout={s}s"));
+    format!("Executing '{t}' ... '{command}'")
+}
+
+/// The agent's info line after a command finished (whatever its outcome).
+pub fn completed_message(command: &str) -> String {
+    format!("Completed execution of '{command}'")
+}
+
+/// The agent's error line when a module was cut short: killed by `exec_timeout`, or stopped reading after
+/// `cfengine-die` (observed in policies/modules/timeout and policies/modules/errors).
+pub fn abnormal_termination_message(command: &str) -> String {
+    format!("Finished script '{command}' - failed (abnormal termination)")
+}
+
 /// Split a command line into argv: blanks separate words, `"…"` and `'…'` group (quotes removed).
 pub fn split_command(command: &str) -> Vec<String> {
     let mut args = Vec::new();

@@ -149,16 +149,14 @@ pub fn split_assignment(rest: &str) -> (String, String) {
     (name.to_string(), value.to_string())
 }
 
-/// The agent's JSON error text for the failures observed with modules; other failures get the closest
-/// category of CFEngine's JSON parser (object, array or generic).
+/// The agent's JSON error text. Observed with 3.21.0 (policies/modules/data): input starting with `[` that
+/// does not parse → "did not end with ']'"; anything else (`{oops`, `not json`) → "unrecognized token
+/// beginning entry". Other failure kinds of CFEngine's JSON parser are folded into these two.
 pub fn json_error_reason(text: &str) -> &'static str {
-    let t = text.trim_start();
-    if t.starts_with('[') {
+    if text.trim_start().starts_with('[') {
         "Unable to parse json data as array, did not end with ']'"
-    } else if t.starts_with('{') {
-        "Unable to parse json data as object, unrecognized token beginning entry"
     } else {
-        "Unable to parse json data as string, did not start with '\"'"
+        "Unable to parse json data as object, unrecognized token beginning entry"
     }
 }
 
