@@ -275,14 +275,14 @@ fn no_trailing_newline_and_empty_file() {
 pub struct Rng(u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
     pub fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[(self.next() % xs.len() as u64) as usize]
+        xs[(self.next_u64() % xs.len() as u64) as usize]
     }
 }
 
@@ -290,11 +290,11 @@ fn random_file(rng: &mut Rng) -> String {
     let names = ["a", "b", "c", "web", "db", "x y", "a,b"];
     let sigils = ["+", "-", "_", "=", "@", "%", "/", ",", ".", "!"];
     let mut s = String::new();
-    for _ in 0..(rng.next() % 12) {
+    for _ in 0..(rng.next_u64() % 12) {
         let sig = rng.pick(&sigils);
         let name = rng.pick(&names);
         let line = match sig {
-            "=" | "@" | "%" => format!("{sig}{name}={}", rng.next() % 3),
+            "=" | "@" | "%" => format!("{sig}{name}={}", rng.next_u64() % 3),
             "!" => rng
                 .pick(&[
                     "!RESET_ALL_CLASSES",
@@ -317,7 +317,7 @@ fn random_file(rng: &mut Rng) -> String {
 fn property_merging_a_list_twice_is_merging_it_once() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for _ in 0..500 {
-        let n = 1 + (rng.next() % 4) as usize;
+        let n = 1 + (rng.next_u64() % 4) as usize;
         let mut r = MemReader::new();
         let mut names = Vec::new();
         for i in 0..n {
@@ -325,7 +325,7 @@ fn property_merging_a_list_twice_is_merging_it_once() {
             r = r.with(&name, &random_file(&mut rng));
             names.push(name);
         }
-        if rng.next() % 5 == 0 {
+        if rng.next_u64().is_multiple_of(5) {
             names.push("missing".into());
         }
         let once = merge_files(&names, &r);

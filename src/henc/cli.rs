@@ -67,7 +67,13 @@ pub fn enc(node: &str, config: Option<&str>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = EncConfig::parse(&text).and_then(|cfg| enc::classify(node, &cfg, &FsReader));
+    let dir = std::path::Path::new(&path)
+        .parent()
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let result = EncConfig::parse(&text)
+        .map(|cfg| cfg.relative_to(&dir))
+        .and_then(|cfg| enc::classify(node, &cfg, &FsReader));
     match result {
         Ok(answer) => {
             for w in &answer.warnings {

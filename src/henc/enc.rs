@@ -88,6 +88,15 @@ impl EncConfig {
     }
 }
 
+impl EncConfig {
+    /// Make a relative `basedir` and `profile` relative to `dir` (the config file's directory).
+    pub fn relative_to(mut self, dir: &str) -> EncConfig {
+        self.basedir = join(dir, &self.basedir);
+        self.profile = self.profile.map(|p| join(dir, &p));
+        self
+    }
+}
+
 /// Facts available to patterns for one node.
 pub struct Facts {
     builtin: IndexMap<&'static str, String>,

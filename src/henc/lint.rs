@@ -37,7 +37,7 @@ fn class_checks(sigil: u8, id: &[u8], out: &mut Vec<String>) {
     let id = id.strip_suffix(b"\r").unwrap_or(id);
     if ends_blank(id) {
         out.push(format!(
-            "trailing blanks in class name `{}`: hENC keeps them in the name",
+            "trailing blanks in name `{}`: hENC keeps them",
             show(id)
         ));
     }
