@@ -190,8 +190,8 @@ fn edge_variable_names() {
         text: Some(b"=spaced = value with spaces \n=a=b=c\n=noequals\n".to_vec()),
     }];
     let m = merge::merge(&src, false);
-    let keys: Vec<&[u8]> = m.vars.keys().copied().collect();
-    assert_eq!(keys, vec![&b"spaced "[..], &b"a"[..], &b""[..]]);
+    let keys: Vec<&[u8]> = m.sorted_vars().iter().map(|(k, _)| *k).collect();
+    assert_eq!(keys, vec![&b""[..], &b"a"[..], &b"spaced "[..]]);
     assert_eq!(
         one("=spaced = value with spaces \n=a=b=c\n=noequals\n"),
         vec![DONE, "=noequals", "=a=b=c", "=spaced = value with spaces "]

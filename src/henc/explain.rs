@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::merge::{self, Action, ClassState, Merged, Origin, Source, Step};
+use super::merge::{self, Action, ClassState, Merged, NameKey, Origin, Source, Step};
 
 /// Show bytes as text: invalid UTF-8 replaced, control characters escaped.
 pub fn show(bytes: &[u8]) -> String {
@@ -108,13 +108,19 @@ pub fn explain(sources: &[Source], merged: &Merged<'_>) -> String {
                 );
             }
         }
-        let steps = merged.class_history.get(name).map_or(none, Vec::as_slice);
+        let steps = merged
+            .class_history
+            .get(&NameKey::new(name))
+            .map_or(none, Vec::as_slice);
         history_lines(&mut out, &lines, steps, e.origin);
     }
     for (name, v) in merged.sorted_vars() {
         let _ = writeln!(out, "variable `{}` = `{}`", show(name), show(v.line));
         let _ = writeln!(out, "  decided by {}", lines.at(v.origin));
-        let steps = merged.var_history.get(name).map_or(none, Vec::as_slice);
+        let steps = merged
+            .var_history
+            .get(&NameKey::new(name))
+            .map_or(none, Vec::as_slice);
         history_lines(&mut out, &lines, steps, Some(v.origin));
     }
     let mut gone: Vec<_> = merged
@@ -122,18 +128,18 @@ pub fn explain(sources: &[Source], merged: &Merged<'_>) -> String {
         .iter()
         .filter(|(n, _)| !merged.classes.contains_key(*n))
         .collect();
-    gone.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    gone.sort_unstable_by(|a, b| a.0.bytes().cmp(b.0.bytes()));
     for (name, steps) in gone {
-        absent(&mut out, &lines, "class", name, steps);
+        absent(&mut out, &lines, "class", name.bytes(), steps);
     }
     let mut gone: Vec<_> = merged
         .var_history
         .iter()
         .filter(|(n, _)| !merged.vars.contains_key(*n))
         .collect();
-    gone.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    gone.sort_unstable_by(|a, b| a.0.bytes().cmp(b.0.bytes()));
     for (name, steps) in gone {
-        absent(&mut out, &lines, "variable", name, steps);
+        absent(&mut out, &lines, "variable", name.bytes(), steps);
     }
     out
 }

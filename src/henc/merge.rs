@@ -10,7 +10,74 @@
 //! `!` commands are no-ops. `henc_classification_completed` is forced to "set" after the last line.
 //! This file does not read files (see `mod.rs`) and does not render anything (see `render`/`explain`).
 
-use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiply-rotate hasher (FxHash-style) for the merge maps: the keys are names from the
+/// operator's own ENC files, so hash flooding is not a concern, and SipHash was the largest cost of
+/// merging a 1,000,000-line hierarchy. Deterministic (no random seed).
+#[derive(Default, Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            // The tail as one zero-padded word (the length was hashed first, so this stays injective).
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        // murmur3's fmix64: spread every input bit over the low bits the table indexes with.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// A map key for a name: names up to 22 bytes are copied inline, so a lookup compares bytes that sit in
+/// the table instead of chasing a pointer into the (large) input; longer names borrow the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NameKey<'a> {
+    Short(u8, [u8; 22]),
+    Long(&'a [u8]),
+}
+
+impl<'a> NameKey<'a> {
+    pub fn new(name: &'a [u8]) -> NameKey<'a> {
+        if name.len() <= 22 {
+            let mut buf = [0u8; 22];
+            buf[..name.len()].copy_from_slice(name);
+            NameKey::Short(name.len() as u8, buf)
+        } else {
+            NameKey::Long(name)
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            NameKey::Short(len, buf) => &buf[..usize::from(*len)],
+            NameKey::Long(b) => b,
+        }
+    }
+}
+
+/// Map keyed by names, with [`NameHasher`]. A plain hash map measured faster than an `IndexMap` on large
+/// hierarchies; it is never iterated into output without sorting first.
+pub type NameMap<'a, V> = HashMap<NameKey<'a>, V, BuildHasherDefault<NameHasher>>;
 
 /// The class hENC always sets at the end of the merge.
 pub const COMPLETED_CLASS: &[u8] = b"henc_classification_completed";
@@ -74,16 +141,16 @@ pub struct VarEntry<'a> {
     pub origin: Origin,
 }
 
-/// Result of a merge. Maps keep first-insertion order internally; use [`Merged::sorted_classes`] and
-/// [`Merged::sorted_vars`] for the documented output order.
+/// Result of a merge. The maps are unordered; use [`Merged::sorted_classes`] and [`Merged::sorted_vars`]
+/// for the documented output order.
 #[derive(Debug, Clone, Default)]
 pub struct Merged<'a> {
-    pub classes: IndexMap<&'a [u8], ClassEntry>,
-    pub vars: IndexMap<&'a [u8], VarEntry<'a>>,
+    pub classes: NameMap<'a, ClassEntry>,
+    pub vars: NameMap<'a, VarEntry<'a>>,
     /// Every step per class name, in input order (only with `history`), including names now absent.
-    pub class_history: IndexMap<&'a [u8], Vec<Step>>,
+    pub class_history: NameMap<'a, Vec<Step>>,
     /// Every step per variable name, in input order (only with `history`).
-    pub var_history: IndexMap<&'a [u8], Vec<Step>>,
+    pub var_history: NameMap<'a, Vec<Step>>,
     /// Indexes of sources that were missing or unreadable.
     pub skipped: Vec<u32>,
 }
@@ -165,7 +232,7 @@ pub fn merge(sources: &[Source], history: bool) -> Merged<'_> {
         }
     }
     m.classes.insert(
-        COMPLETED_CLASS,
+        NameKey::new(COMPLETED_CLASS),
         ClassEntry {
             state: ClassState::Set,
             origin: None,
@@ -174,8 +241,8 @@ pub fn merge(sources: &[Source], history: bool) -> Merged<'_> {
     m
 }
 
-fn record<'a>(map: &mut IndexMap<&'a [u8], Vec<Step>>, name: &'a [u8], step: Step) {
-    map.entry(name).or_default().push(step);
+fn record<'a>(map: &mut NameMap<'a, Vec<Step>>, name: &'a [u8], step: Step) {
+    map.entry(NameKey::new(name)).or_default().push(step);
 }
 
 fn apply<'a>(m: &mut Merged<'a>, line: &'a [u8], p: HencLine<'a>, origin: Origin, history: bool) {
@@ -191,13 +258,13 @@ fn apply<'a>(m: &mut Merged<'a>, line: &'a [u8], p: HencLine<'a>, origin: Origin
                 state,
                 origin: Some(origin),
             };
-            m.classes.insert(p.id, entry);
+            m.classes.insert(NameKey::new(p.id), entry);
             if history {
                 record(&mut m.class_history, p.id, step(action));
             }
         }
         b'_' => {
-            let removed = m.classes.shift_remove(p.id).is_some();
+            let removed = m.classes.remove(&NameKey::new(p.id)).is_some();
             if history && removed {
                 record(&mut m.class_history, p.id, step(Action::Forget));
             }
@@ -209,13 +276,13 @@ fn apply<'a>(m: &mut Merged<'a>, line: &'a [u8], p: HencLine<'a>, origin: Origin
                 sigil: p.sigil,
                 origin,
             };
-            m.vars.insert(name, entry);
+            m.vars.insert(NameKey::new(name), entry);
             if history {
                 record(&mut m.var_history, name, step(Action::Assign(p.sigil)));
             }
         }
         b'/' => {
-            let removed = m.vars.shift_remove(p.id).is_some();
+            let removed = m.vars.remove(&NameKey::new(p.id)).is_some();
             if history && removed {
                 record(&mut m.var_history, p.id, step(Action::Slash));
             }
@@ -230,10 +297,14 @@ fn apply<'a>(m: &mut Merged<'a>, line: &'a [u8], p: HencLine<'a>, origin: Origin
                 _ => return,
             };
             if history {
-                for (name, entry) in &m.classes {
-                    if !keep(entry.state) {
-                        record(&mut m.class_history, name, step(action));
-                    }
+                let cleared: Vec<NameKey<'a>> = m
+                    .classes
+                    .iter()
+                    .filter(|(_, e)| !keep(e.state))
+                    .map(|(k, _)| *k)
+                    .collect();
+                for k in cleared {
+                    m.class_history.entry(k).or_default().push(step(action));
                 }
             }
             m.classes.retain(|_, e| keep(e.state));
@@ -244,15 +315,15 @@ fn apply<'a>(m: &mut Merged<'a>, line: &'a [u8], p: HencLine<'a>, origin: Origin
 
 impl<'a> Merged<'a> {
     /// Classes in output order: bytewise by name.
-    pub fn sorted_classes(&self) -> Vec<(&'a [u8], ClassEntry)> {
-        let mut v: Vec<_> = self.classes.iter().map(|(k, e)| (*k, *e)).collect();
+    pub fn sorted_classes(&self) -> Vec<(&[u8], ClassEntry)> {
+        let mut v: Vec<_> = self.classes.iter().map(|(k, e)| (k.bytes(), *e)).collect();
         v.sort_unstable_by(|a, b| a.0.cmp(b.0));
         v
     }
 
     /// Variables in output order: bytewise by variable name.
-    pub fn sorted_vars(&self) -> Vec<(&'a [u8], VarEntry<'a>)> {
-        let mut v: Vec<_> = self.vars.iter().map(|(k, e)| (*k, *e)).collect();
+    pub fn sorted_vars(&self) -> Vec<(&[u8], VarEntry<'a>)> {
+        let mut v: Vec<_> = self.vars.iter().map(|(k, e)| (k.bytes(), *e)).collect();
         v.sort_unstable_by(|a, b| a.0.cmp(b.0));
         v
     }
