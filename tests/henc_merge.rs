@@ -334,3 +334,29 @@ fn property_merging_a_list_twice_is_merging_it_once() {
         assert_eq!(once, twice, "files: {:?}", r.files);
     }
 }
+
+#[test]
+fn native_module_merges_henc_promises_without_running_them() {
+    use cfsim::henc::{native_henc_args, native_henc_output};
+    use cfsim::module::protocol::{parse_output, Event};
+    assert_eq!(
+        native_henc_args("/var/cfengine/modules/henc /e/a /e/b"),
+        Some(vec!["/e/a".into(), "/e/b".into()])
+    );
+    assert_eq!(native_henc_args("/usr/bin/hencx /e/a"), None);
+    let r = MemReader::new()
+        .with("/e/a", "+web\n=role=www\n")
+        .with("/e/b", "-web\n");
+    let cmd = "/var/cfengine/modules/henc /e/a /e/b /e/missing";
+    let out = native_henc_output(cmd, &r).unwrap();
+    assert_eq!(out, "+henc_classification_completed\n-web\n=role=www\n");
+    // The protocol layer then sees it as the agent would: context `henc`.
+    let events = parse_output(cmd, &out);
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Scalar { context, name, value, .. }
+        if context == "henc" && name == "role" && value == "www")));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::UndefineClass { name } if name == "web")));
+}

@@ -73,3 +73,18 @@ pub fn merge_files(names: &[String], reader: &dyn EncReader) -> Vec<u8> {
     let sources = load(names, reader);
     merge(&sources, false).render()
 }
+
+/// The ENC file arguments of a `commands` promiser whose program is named `henc` (basename of argv[0]),
+/// or `None` for any other program. Such a module promise is merged natively, without executing anything.
+pub fn native_henc_args(command: &str) -> Option<Vec<String>> {
+    let argv = crate::module::process::split_command(command);
+    let (prog, args) = argv.split_first()?;
+    (prog.rsplit('/').next() == Some("henc")).then(|| args.to_vec())
+}
+
+/// The module output of a native hENC promise (`None` when the program is not `henc`): the merge of its
+/// argument files read through `reader`, ready for `module::protocol::parse_output`.
+pub fn native_henc_output(command: &str, reader: &dyn EncReader) -> Option<String> {
+    let args = native_henc_args(command)?;
+    Some(String::from_utf8_lossy(&merge_files(&args, reader)).into_owned())
+}
