@@ -287,7 +287,7 @@ fn parser_reproduces_recordings() {
         assert_eq!(simulate(&dir), want, "fixture {}", dir.display());
         checked += 1;
     }
-    assert_eq!(checked, 10, "fixture count");
+    assert_eq!(checked, 11, "fixture count");
 }
 
 #[test]

@@ -19,6 +19,14 @@ pub const MAX_NAME: usize = 256;
 pub const MAX_VALUE: usize = 4095;
 /// Longest `^context` the agent reads; longer ones are cut, then validated.
 pub const MAX_CONTEXT: usize = 50;
+/// Longest `+class`/`-class` line (sigil included) the agent accepts.
+pub const MAX_CLASS_LINE: usize = 1024;
+/// Longest `=`/`@` line (sigil included) the agent accepts.
+pub const MAX_VARIABLE_LINE: usize = 4096 + 256;
+/// Longest `@` list item the agent accepts.
+pub const MAX_LIST_ITEM: usize = 1024;
+/// Longest `^meta` value the agent reads; longer ones are cut before splitting.
+pub const MAX_META: usize = 1024;
 /// The marker that makes the agent stop reading module output.
 pub const DIE_MARKER: &str = "cfengine-die";
 
@@ -137,14 +145,20 @@ fn cut(s: &str, max: usize) -> &str {
 }
 
 /// Split `name=value` the way `sscanf("%256[^=]=%4095[^\n]")` does: the value is empty when the name is
-/// empty, longer than 256 bytes, or not followed by `=`.
+/// empty, longer than 256 bytes, or not followed by `=`; it is cut at [`MAX_VALUE`] bytes (`=`, `@`).
 pub fn split_assignment(rest: &str) -> (String, String) {
+    split_with_limit(rest, MAX_VALUE)
+}
+
+/// [`split_assignment`] with another value limit (`%` and `&` values are not cut: observed, 5000 bytes of
+/// JSON accepted).
+pub fn split_with_limit(rest: &str, value_limit: usize) -> (String, String) {
     let name_end = rest.find('=').unwrap_or(rest.len());
     let name = cut(&rest[..name_end], MAX_NAME);
     let value = if name.is_empty() || name.len() != name_end || name_end == rest.len() {
         ""
     } else {
-        cut(&rest[name_end + 1..], MAX_VALUE)
+        cut(&rest[name_end + 1..], value_limit)
     };
     (name.to_string(), value.to_string())
 }
@@ -203,6 +217,17 @@ impl ModuleParser {
             return;
         };
         let rest = &line[first.len_utf8()..];
+        let overlong = match first {
+            '+' | '-' if line.len() > MAX_CLASS_LINE => Some(format!("{first}class line")),
+            '=' | '@' if line.len() > MAX_VARIABLE_LINE => Some(format!("variable {first}line")),
+            _ => None,
+        };
+        if let Some(what) = overlong {
+            let n = line.len();
+            let msg = format!("Module protocol was given an overlong {what} ({n} bytes), skipping");
+            out.push(log(Level::Error, msg));
+            return;
+        }
         match first {
             '+' => self.define(rest, out),
             '-' => out.extend(rest.split(',').filter(|n| !n.is_empty()).map(|n| {
@@ -235,7 +260,12 @@ impl ModuleParser {
     }
 
     fn assign(&self, sigil: char, rest: &str, out: &mut Vec<Event>) {
-        let (name, value) = split_assignment(rest);
+        let limit = if matches!(sigil, '=' | '@') {
+            MAX_VALUE
+        } else {
+            usize::MAX
+        };
+        let (name, value) = split_with_limit(rest, limit);
         let (context, tags) = (self.context.clone(), self.tags.clone());
         match sigil {
             '=' => out.push(Event::Scalar {
@@ -245,6 +275,11 @@ impl ModuleParser {
                 tags,
             }),
             '@' => match rlist::parse(&value) {
+                Ok(items) if items.iter().any(|i| i.len() > MAX_LIST_ITEM) => out.push(log(
+                    Level::Error,
+                    "Module protocol was given a variable @ line with an oversize entry, skipping"
+                        .into(),
+                )),
                 Ok(items) => out.push(Event::List {
                     context,
                     name,
@@ -305,7 +340,7 @@ impl ModuleParser {
                 ));
             }
         } else if let Some(meta) = rest.strip_prefix("meta=").filter(|m| !m.is_empty()) {
-            self.tags = meta.split(',').map(str::to_string).collect();
+            self.tags = cut(meta, MAX_META).split(',').map(str::to_string).collect();
             self.tags.push("source=module".into());
         } else if let Some(n) = rest.strip_prefix("persistence=") {
             let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
