@@ -189,3 +189,73 @@ fn enc_bad_config_is_a_clear_error() {
     let o = cfsim(&["enc", "--config", "/nonexistent/enc.json", "x"], b"");
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn yaml_strings_read_back_unchanged_by_a_yaml_1_1_reader() {
+    let tricky = [
+        "",
+        " lead",
+        "trail ",
+        "yes",
+        "No",
+        "ON",
+        "off",
+        "y",
+        "n",
+        "null",
+        "Null",
+        "~",
+        "123",
+        "1e3",
+        "0x1F",
+        "1:20",
+        "-dash",
+        "- item",
+        "a: b",
+        "a #b",
+        "#c",
+        "'q'",
+        "\"dq\"",
+        "tab\there",
+        "new\nline",
+        "é",
+        "[x]",
+        "{y}",
+        "*alias",
+        "&anchor",
+        "!tag",
+        "%pct",
+        "@at",
+        "`bt",
+        "|",
+        ">",
+        "?",
+        ".inf",
+        ".nan",
+        "2001-01-01",
+        "=",
+        "<<",
+        "plain words",
+        "path/to/file.txt",
+        "back\\slash",
+        "cr\r",
+        "_under",
+        "True",
+    ];
+    let mut params = serde_json::Map::new();
+    for (i, s) in tricky.iter().enumerate() {
+        params.insert(format!("k{i:02}"), serde_json::Value::String(s.to_string()));
+        params.insert(s.to_string(), serde_json::Value::from(i));
+    }
+    params.insert("list".into(), serde_json::json!(tricky.to_vec()));
+    params.insert(
+        "nested".into(),
+        serde_json::json!([{"a": [1, {"b": null}]}, [], {}, [[true]]]),
+    );
+    let doc = serde_json::Value::Object(params);
+    let yaml = cfsim::henc::yaml::document(&doc);
+    if !have_pyyaml() {
+        return;
+    }
+    assert_eq!(yaml_to_json(&yaml), doc, "YAML:\n{yaml}");
+}

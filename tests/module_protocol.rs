@@ -247,7 +247,12 @@ fn simulate(dir: &Path) -> String {
         &process::executing_message(&command, timeout),
     ));
     let mut parser = ModuleParser::new(&command);
-    for line in run.output.lines() {
+    for line in run
+        .output
+        .strip_suffix('\n')
+        .unwrap_or(&run.output)
+        .split('\n')
+    {
         let mut events = Vec::new();
         parser.line(line, &mut events);
         for ev in events {
