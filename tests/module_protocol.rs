@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use cfsim::module::process::{self, Exit};
+use cfsim::module::process;
 use cfsim::module::protocol::{self, Event, Level, ModuleParser};
 
 fn fixtures() -> Vec<PathBuf> {
@@ -217,6 +217,12 @@ impl Table {
             "Variable name", "Variable value", "Meta tags", "Comment"
         ));
         for (name, (value, tags)) in &self.vars {
+            // The agent's table shows values with control characters this way.
+            let value = if value.chars().any(char::is_control) {
+                "<non-printable>"
+            } else {
+                value
+            };
             rows.push(format!(
                 "{name:<40} {value:<60} {:<40} {:<40}",
                 tags.join(","),
@@ -266,16 +272,8 @@ fn simulate(dir: &Path) -> String {
     }
     let exit = if table.fatal { 1 } else { 0 };
     if !table.fatal {
-        match run.exit {
-            Exit::Success => {}
-            Exit::Failed(code) => table.logs.push(log_line(
-                "error",
-                &protocol::exit_error_message(&command, code),
-            )),
-            _ => table.logs.push(log_line(
-                "error",
-                &process::abnormal_termination_message(&command),
-            )),
+        if let (_, Some(msg)) = process::outcome(&command, &run.exit) {
+            table.logs.push(log_line("error", &msg));
         }
         table
             .logs

@@ -69,6 +69,28 @@ pub fn abnormal_termination_message(command: &str) -> String {
     format!("Finished script '{command}' - failed (abnormal termination)")
 }
 
+/// Promise outcome of a finished module run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Repaired,
+    Failed,
+}
+
+/// The outcome of a module run and the error line the agent logs for it, if any: exit 0 → repaired;
+/// non-zero → failed with "returned N"; killed (timeout or signal) → failed with "abnormal termination".
+pub fn outcome(command: &str, exit: &Exit) -> (Outcome, Option<String>) {
+    match exit {
+        Exit::Success => (Outcome::Repaired, None),
+        Exit::Failed(code) => (
+            Outcome::Failed,
+            Some(super::protocol::exit_error_message(command, *code)),
+        ),
+        Exit::Signalled | Exit::TimedOut => {
+            (Outcome::Failed, Some(abnormal_termination_message(command)))
+        }
+    }
+}
+
 /// Split a command line into argv: blanks separate words, `"…"` and `'…'` group (quotes removed).
 pub fn split_command(command: &str) -> Vec<String> {
     let mut args = Vec::new();
