@@ -300,3 +300,47 @@ impl EncAnswer {
         super::yaml::document(&Value::Object(doc))
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_come_from_the_node_name_and_the_profile() {
+        let profile =
+            serde_json::json!({"role": "web", "net": {"site": "eu", "rack": 7}, "empty": ""});
+        let f = Facts::new("web1.dc1.example.com", profile);
+        assert_eq!(
+            interpolate("node/%{fqdn}", &f).unwrap(),
+            "node/web1.dc1.example.com"
+        );
+        assert_eq!(
+            interpolate("%{hostname}-%{domain}", &f).unwrap(),
+            "web1-dc1.example.com"
+        );
+        assert_eq!(
+            interpolate("site/%{net.site}/%{net.rack}", &f).unwrap(),
+            "site/eu/7"
+        );
+        assert_eq!(interpolate("role/%{::role}", &f).unwrap(), "role/web");
+        assert_eq!(interpolate("x/%{missing}", &f), Err("missing".to_string()));
+        assert_eq!(interpolate("x/%{empty}", &f), Err("empty".to_string()));
+        assert_eq!(interpolate("x/%{net}", &f), Err("net".to_string()));
+        let bare = Facts::new("localhost", Value::Null);
+        assert_eq!(interpolate("d/%{domain}", &bare), Err("domain".to_string()));
+    }
+
+    #[test]
+    fn config_errors_are_clear() {
+        assert!(
+            matches!(EncConfig::parse("{}"), Err(EncError::BadConfig(m)) if m.contains("basedir"))
+        );
+        assert!(matches!(
+            EncConfig::parse(r#"{"basedir": "d", "hierarchy": [1]}"#),
+            Err(EncError::BadConfig(m)) if m.contains("strings")
+        ));
+        let c = EncConfig::parse(r#"{"basedir": "d", "hierarchy": ["a"]}"#).unwrap();
+        assert_eq!(c.relative_to("/etc/cfsim").basedir, "/etc/cfsim/d");
+    }
+}
