@@ -74,7 +74,7 @@ pub fn merge_files(names: &[String], reader: &dyn EncReader) -> Vec<u8> {
     merge(&sources, false).render()
 }
 
-/// The ENC file arguments of a `commands` promiser whose program is named `henc` (basename of argv[0]),
+/// The ENC file arguments of a `commands` promiser whose program is named `henc` (basename of `argv[0]`),
 /// or `None` for any other program. Such a module promise is merged natively, without executing anything.
 pub fn native_henc_args(command: &str) -> Option<Vec<String>> {
     let argv = crate::module::process::split_command(command);

@@ -99,7 +99,7 @@ fn canonify_str(name: &str) -> String {
     String::from_utf8_lossy(&canonify(name.as_bytes())).into_owned()
 }
 
-/// argv[0] of a command line: the first word, or the first quoted string (quotes removed).
+/// `argv[0]` of a command line: the first word, or the first quoted string (quotes removed).
 pub fn argv0(command: &str) -> &str {
     let cmd = command.trim_start();
     for q in ['"', '\''] {
@@ -110,7 +110,7 @@ pub fn argv0(command: &str) -> &str {
     cmd.split([' ', '\t']).next().unwrap_or(cmd)
 }
 
-/// The default context of a module: the canonified basename of argv[0] (`/m/my-mod.sh x` → `my_mod_sh`).
+/// The default context of a module: the canonified basename of `argv[0]` (`/m/my-mod.sh x` → `my_mod_sh`).
 pub fn default_context(command: &str) -> String {
     let a0 = argv0(command);
     canonify_str(a0.rsplit('/').next().unwrap_or(a0))
