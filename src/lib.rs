@@ -2,11 +2,14 @@
 //!
 //! Pipeline: `source` (files, spans, line index) → `syntax` (macro pass, pest grammar, typed AST with
 //! spans, `-p json`/`-p cf` output) → `load` (entry file and its `inputs`) → `cli` (the subcommands).
-//! Diagnostics (`diag`) are rendered as cf-promises prints them.
+//! Diagnostics (`diag`) are rendered as cf-promises prints them. `module` is the module protocol
+//! (`commands` promises with `module => "true"`), `henc` the hierarchical ENC merge built on it.
 
 pub mod cli;
 pub mod diag;
+pub mod henc;
 pub mod load;
+pub mod module;
 pub mod source;
 pub mod syntax;
 pub mod yaml;

@@ -16,6 +16,25 @@ struct Cli {
 enum Cmd {
     /// Check a policy and print it, as cf-promises does.
     Promises(PromisesArgs),
+    /// Merge hENC files like the hENC Perl module (install as modules/henc); no FILE reads stdin
+    Henc {
+        /// For every class and variable: the file:line that decided it and the lines it overrode
+        #[arg(long, conflicts_with = "lint")]
+        explain: bool,
+        /// Report hENC pitfalls as file:line warnings (exit 1 when any)
+        #[arg(long)]
+        lint: bool,
+        /// ENC files, most general first (later files win)
+        files: Vec<String>,
+    },
+    /// Puppet external node classifier built on the hENC merge (exit 1 for an unknown node)
+    Enc {
+        /// Config file (JSON); default $CFSIM_ENC_CONFIG, then /etc/cfsim/enc.json
+        #[arg(long)]
+        config: Option<String>,
+        /// The node name Puppet passes
+        node: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -46,6 +65,12 @@ struct PromisesArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.cmd {
+        Cmd::Henc {
+            explain,
+            lint,
+            files,
+        } => return cfsim::henc::cli::henc(&files, explain, lint),
+        Cmd::Enc { config, node } => return cfsim::henc::cli::enc(&node, config.as_deref()),
         Cmd::Promises(a) => {
             let format = match a.format.as_deref().map(cli::promises::OutputFormat::parse) {
                 Some(None) => {
