@@ -5,5 +5,8 @@
 //! module protocol and hENC) build on the AST.
 
 pub mod diag;
+pub mod expr;
+pub mod functions;
 pub mod source;
 pub mod syntax;
+pub mod value;

@@ -12,9 +12,17 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Cmd {}
+enum Cmd {
+    /// List the 186 built-in functions of CFEngine 3.21 with implemented / not implemented
+    Functions,
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.cmd {}
+    match cli.cmd {
+        Cmd::Functions => {
+            print!("{}", cfsim::functions::coverage_report());
+            ExitCode::SUCCESS
+        }
+    }
 }

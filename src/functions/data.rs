@@ -1,0 +1,5 @@
+//! data functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];

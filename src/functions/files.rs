@@ -1,0 +1,5 @@
+//! files functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];

@@ -1,0 +1,5 @@
+//! math functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];

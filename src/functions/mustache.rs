@@ -1,0 +1,5 @@
+//! mustache functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];

@@ -1,0 +1,5 @@
+//! net functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];

@@ -1,0 +1,5 @@
+//! readers functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];

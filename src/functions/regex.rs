@@ -1,0 +1,5 @@
+//! regex functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];

@@ -1,0 +1,5 @@
+//! time functions.
+
+use super::FnDef;
+
+pub const FUNCTIONS: &[FnDef] = &[];
