@@ -47,7 +47,7 @@ pub fn int_arg(a: &FnArg) -> i64 {
 /// Resolves a collecting argument to its value, or `None` (variable missing, JSON invalid).
 pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
     if let Some(name) = &a.naked {
-        return lookup(&*ctx.env, &VarRef::parse(name));
+        return lookup(&*ctx.env, &VarRef::parse(name)).or_else(|| classic_array(ctx, name));
     }
     match &a.value {
         Value::List(..) | Value::Data(_) => Some(a.value.clone()),
@@ -55,13 +55,37 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
             if let Some(v) = lookup(&*ctx.env, &VarRef::parse(s)) {
                 return Some(v);
             }
+            if let Some(v) = classic_array(ctx, s) {
+                return Some(v);
+            }
             let t = s.trim_start();
-            if t.starts_with('[') || t.starts_with('{') || t.starts_with('"') {
-                return serde_json::from_str::<Json>(s).ok().map(Value::Data);
+            if t.starts_with('[') || t.starts_with('{') {
+                return super::json::parse(s).ok().map(Value::Data);
             }
             None
         }
     }
+}
+
+/// A classic array `name[k]…` of the referenced bundle as a JSON object (first index → value; deeper
+/// indices nest), or `None` when there is no such element.
+pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
+    let r = VarRef::parse(name);
+    let (ns, scope) = r.resolve_scope(&*ctx.env);
+    let prefix = format!("{}[", r.lval());
+    let mut obj = serde_json::Map::new();
+    for v in ctx.env.variables() {
+        if v.ns != ns || v.scope != scope {
+            continue;
+        }
+        let Some(rest) = v.lval.strip_prefix(&prefix) else {
+            continue;
+        };
+        let Some(end) = rest.find(']') else { continue };
+        let key = rest[..end].to_string();
+        obj.insert(key, v.value.to_json());
+    }
+    (!obj.is_empty()).then_some(Value::Data(Json::Object(obj)))
 }
 
 /// Like [`collect`], but logs the agent's verbose note and fails when missing.
@@ -94,54 +118,94 @@ pub fn as_json(v: &Value) -> Json {
     v.to_json()
 }
 
-/// Compiles a regex as the agent does (PCRE, DOTALL, MULTILINE); logs the agent's error on failure.
-pub fn regex(ctx: &mut CallCtx<'_>, re: &str) -> Result<regex::Regex, FnFail> {
-    compile(re).map_err(|msg| {
+/// A compiled regex with the agent's semantics: PCRE without UTF mode (bytes; `\\w`, `.` and `(?i)`
+/// are ASCII/byte based), DOTALL and MULTILINE.
+#[derive(Debug, Clone)]
+pub struct Re(pub regex::bytes::Regex);
+
+impl Re {
+    /// The agent's "full match": the first (leftmost) match must span the whole string.
+    pub fn full_match(&self, s: &str) -> bool {
+        self.0
+            .find(s.as_bytes())
+            .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+    }
+}
+
+/// Compiles a regex as the agent does; logs the agent's error on failure.
+pub fn regex(ctx: &mut CallCtx<'_>, re: &str) -> Result<Re, FnFail> {
+    compile(re).map_err(|(msg, off)| {
         ctx.fail(format!(
-            "Regular expression error: pcre_compile() '{msg}' in expression '{re}' (offset: {})",
-            pcre_offset(re)
+            "Regular expression error: pcre_compile() '{msg}' in expression '{re}' (offset: {off})"
         ))
     })
 }
 
-/// Compiles with the agent's flags; the error is a PCRE-style message.
-pub fn compile(re: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(&format!("(?ms){re}")).map_err(|e| pcre_message(re, &e.to_string()))
-}
-
-fn pcre_message(re: &str, rust_msg: &str) -> String {
-    let opens = re
-        .matches('(')
-        .count()
-        .saturating_sub(re.matches("\\(").count());
-    let closes = re
-        .matches(')')
-        .count()
-        .saturating_sub(re.matches("\\)").count());
-    if opens > closes {
-        "missing )".into()
-    } else if closes > opens {
-        "unmatched parentheses".into()
-    } else if rust_msg.contains("repetition operator missing expression") {
-        "nothing to repeat".into()
-    } else if rust_msg.contains("unclosed character class") {
-        "missing terminating ] for character class".into()
-    } else {
-        rust_msg
-            .lines()
-            .last()
-            .unwrap_or(rust_msg)
-            .trim()
-            .to_string()
+/// Rewrites non-ASCII characters as byte escapes so they match byte-wise, as PCRE without UTF does.
+fn bytewise(re: &str) -> String {
+    let mut out = String::with_capacity(re.len());
+    for c in re.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
     }
+    out
 }
 
-fn pcre_offset(re: &str) -> usize {
-    re.len()
+/// Compiles with the agent's flags; the error is a PCRE message and offset.
+pub fn compile(re: &str) -> Result<Re, (String, usize)> {
+    regex::bytes::Regex::new(&format!("(?ms-u){}", bytewise(re)))
+        .map(Re)
+        .map_err(|e| pcre_error(re, &e.to_string()))
 }
 
-/// The agent's "full match": the first (leftmost) match must span the whole string.
-pub fn full_match(re: &regex::Regex, s: &str) -> bool {
-    re.find(s)
-        .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+fn pcre_error(re: &str, rust_msg: &str) -> (String, usize) {
+    let b = re.as_bytes();
+    let mut depth = 0i64;
+    let mut i = 0;
+    let mut in_class = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class => depth += 1,
+            b')' if !in_class => {
+                depth -= 1;
+                if depth < 0 {
+                    return ("unmatched parentheses".into(), i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if in_class {
+        return ("missing terminating ] for character class".into(), re.len());
+    }
+    if depth > 0 {
+        return ("missing )".into(), re.len());
+    }
+    if rust_msg.contains("repetition operator missing expression") {
+        let pos = b
+            .iter()
+            .enumerate()
+            .position(|(j, c)| {
+                matches!(c, b'*' | b'+' | b'?') && (j == 0 || matches!(b[j - 1], b'(' | b'|'))
+            })
+            .unwrap_or(0);
+        return ("nothing to repeat".into(), pos);
+    }
+    let last = rust_msg.lines().last().unwrap_or(rust_msg).trim();
+    (format!("cfsim regex engine: {last}"), 0)
+}
+
+/// The agent's "full match" (see [`Re::full_match`]).
+pub fn full_match(re: &Re, s: &str) -> bool {
+    re.full_match(s)
 }

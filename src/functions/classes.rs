@@ -64,17 +64,15 @@ fn not(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn ifelse(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    if a.len() % 2 == 0 {
+    if a.len().is_multiple_of(2) {
         return Err(
             ctx.fail("Fatal CFEngine error: in built-in FnCall ifelse: even number of arguments")
         );
     }
     for pair in a.chunks(2) {
         match pair {
-            [cond, val] => {
-                if class_arg(ctx, cond.text()) {
-                    return Ok(Value::str(val.text()));
-                }
+            [cond, val] if class_arg(ctx, cond.text()) => {
+                return Ok(Value::str(val.text()));
             }
             [default] => return Ok(Value::str(default.text())),
             _ => {}

@@ -1,5 +1,168 @@
-//! data functions.
+//! Data-container functions: parsejson, storejson, mergedata, validjson, validdata, mapdata,
+//! data_expand. JSON text goes through the agent's dialect in `json.rs`.
 
-use super::FnDef;
+use serde_json::{Map, Value as Json};
 
-pub const FUNCTIONS: &[FnDef] = &[];
+use super::args::{collect, collect_or_fail, elements};
+use super::json::{self, write_pretty};
+use super::lists::{map_pairs, substitute_this};
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use crate::expr::expand_scalar;
+use crate::value::Value;
+
+pub const FUNCTIONS: &[FnDef] = &[
+    def("parsejson", true, parsejson),
+    def("storejson", true, storejson),
+    def("mergedata", true, mergedata),
+    def("validjson", true, validjson),
+    def("validdata", true, validdata),
+    def("mapdata", true, mapdata),
+    def("data_expand", true, data_expand),
+];
+
+/// Parses JSON text that must be a container, logging the agent's errors.
+pub fn parse_container(ctx: &mut CallCtx<'_>, text: &str) -> Result<Json, FnFail> {
+    match json::parse(text) {
+        Ok(j @ (Json::Object(_) | Json::Array(_))) => Ok(j),
+        Ok(_) => Err(ctx.fail(format!(
+            "Non-container from parsing JSON expression '{}'",
+            text.trim_start()
+                .chars()
+                .next()
+                .map(String::from)
+                .unwrap_or_default()
+        ))),
+        Err(e) => Err(ctx.fail(e.agent_message())),
+    }
+}
+
+fn parsejson(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::Data(parse_container(ctx, a[0].text())?))
+}
+
+fn storejson(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let v = collect_or_fail(ctx, "storejson", &a[0])?;
+    Ok(Value::str(write_pretty(&v.to_json())))
+}
+
+/// Merges containers as `mergedata` does: all arrays → concatenation; otherwise an object where arrays
+/// contribute their indices as keys and later keys replace earlier ones (shallow).
+pub fn merge(parts: Vec<Json>) -> Json {
+    if parts.iter().all(Json::is_array) {
+        let mut out = Vec::new();
+        for p in parts {
+            if let Json::Array(a) = p {
+                out.extend(a);
+            }
+        }
+        return Json::Array(out);
+    }
+    let mut m = Map::new();
+    for p in parts {
+        match p {
+            Json::Object(o) => {
+                for (k, v) in o {
+                    m.insert(k, v);
+                }
+            }
+            Json::Array(a) => {
+                for (i, v) in a.into_iter().enumerate() {
+                    m.insert(i.to_string(), v);
+                }
+            }
+            _ => {}
+        }
+    }
+    Json::Object(m)
+}
+
+fn mergedata(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    if a.is_empty() {
+        return Err(
+            ctx.fail("mergedata needs at least one argument, a reference to a container variable")
+        );
+    }
+    let mut parts = Vec::with_capacity(a.len());
+    for x in a {
+        let v = collect_or_fail(ctx, "mergedata", x)?;
+        match v.to_json() {
+            j @ (Json::Object(_) | Json::Array(_)) => parts.push(j),
+            _ => return Err(FnFail),
+        }
+    }
+    if parts.len() == 1 {
+        return Ok(Value::Data(parts.remove(0)));
+    }
+    Ok(Value::Data(merge(parts)))
+}
+
+fn validjson(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(json::parse(a[0].text()).is_ok()))
+}
+
+fn validdata(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(json::parse(a[0].text()).is_ok()))
+}
+
+fn mapdata(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let mode = a[0].text().to_string();
+    let pattern = a[1].text().to_string();
+    let v = collect_or_fail(ctx, "mapdata", &a[2])?;
+    let pairs = match &v {
+        Value::List(..) => elements(&v)
+            .into_iter()
+            .map(|e| (String::new(), e))
+            .collect::<Vec<_>>(),
+        other => map_pairs(other),
+    };
+    let mut out = Vec::with_capacity(pairs.len());
+    for (k, x) in pairs {
+        let s = if matches!(v, Value::List(..)) {
+            pattern.clone()
+        } else {
+            substitute_this(&pattern, &[("this.k", &k), ("this.v", &x)])
+        };
+        out.push(match mode.as_str() {
+            "canonify" => Json::String(crate::expr::canonify(&s)),
+            "json" | "json_pipe" => match json::parse(&s) {
+                Ok(j) => j,
+                Err(e) => return Err(ctx.fail(e.agent_message())),
+            },
+            _ => Json::String(s),
+        });
+    }
+    Ok(Value::Data(Json::Array(out)))
+}
+
+/// Expands every string (keys too); `None` when some reference stays unresolved.
+fn expand_json(ctx: &CallCtx<'_>, j: &Json) -> Option<Json> {
+    let exp = |s: &str| {
+        let e = expand_scalar(s, &*ctx.env);
+        (!e.unresolved).then_some(e.text)
+    };
+    Some(match j {
+        Json::String(s) => Json::String(exp(s)?),
+        Json::Array(a) => Json::Array(
+            a.iter()
+                .map(|x| expand_json(ctx, x))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        Json::Object(o) => {
+            let mut m = Map::new();
+            for (k, v) in o {
+                m.insert(exp(k)?, expand_json(ctx, v)?);
+            }
+            Json::Object(m)
+        }
+        other => other.clone(),
+    })
+}
+
+fn data_expand(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let Some(v) = collect(ctx, &a[0]) else {
+        return Err(FnFail);
+    };
+    expand_json(ctx, &v.to_json())
+        .map(Value::Data)
+        .ok_or(FnFail)
+}

@@ -63,10 +63,10 @@ fn nth(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let key = a[1].text();
     let v = collect_or_fail(ctx, "nth", &a[0])?;
     let found = match &v {
-        Value::Data(Json::Object(o)) => o.get(key).and_then(json_leaf_string),
+        Value::Data(Json::Object(o)) => o.get(key).and_then(super::json::primitive_text),
         Value::Data(Json::Array(arr)) => index(arr.len(), key)
             .and_then(|i| arr.get(i))
-            .and_then(json_leaf_string),
+            .and_then(super::json::primitive_text),
         other => {
             let items = elements(other);
             index(items.len(), key).and_then(|i| items.get(i).cloned())

@@ -8,6 +8,7 @@ pub mod callexpr;
 pub mod classes;
 pub mod data;
 pub mod files;
+pub mod json;
 pub mod lists;
 pub mod math;
 pub mod mustache;

@@ -75,7 +75,7 @@ pub fn render_s(v: &Value) -> String {
             let inner: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
             format!("{{ {} }}", inner.join(", "))
         }
-        Value::Data(d) => serde_json::to_string(d).unwrap_or_default(),
+        Value::Data(d) => super::json::write_compact(d),
         Value::Scalar(_, s) => s.clone(),
     }
 }
@@ -253,7 +253,10 @@ fn leading_real(s: &str) -> f64 {
 fn lastnode(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let (s, sep) = (a[0].text(), a[1].text());
     let out = match super::args::compile(sep) {
-        Ok(re) => re.split(s).last().unwrap_or("").to_string(),
+        Ok(re) => match re.0.find_iter(s.as_bytes()).last() {
+            Some(m) => s.get(m.end()..).unwrap_or("").to_string(),
+            None => s.to_string(),
+        },
         Err(_) => s.rsplit(sep).next().unwrap_or("").to_string(),
     };
     Ok(Value::str(out))
@@ -360,7 +363,7 @@ fn strcmp(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 fn string(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::str(match &a[0].value {
         Value::Scalar(_, s) => s.clone(),
-        Value::Data(d) => serde_json::to_string(d).unwrap_or_default(),
+        Value::Data(d) => super::json::write_compact(d),
         v @ Value::List(..) => elements(v).join(","),
     }))
 }
