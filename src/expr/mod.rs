@@ -15,6 +15,18 @@ pub use env::{ClassInfo, EvalEnv, VarInfo, VarLookup};
 pub use expand::{expand_scalar, Expanded};
 pub use varref::VarRef;
 
+/// The `const` scope of the agent: `$(const.n)` newline, `t` tab, `r` CR, `dollar`, `at`, `dirsep`,
+/// `endl` (newline).
+pub const CONST_VARS: &[(&str, &str)] = &[
+    ("at", "@"),
+    ("dirsep", "/"),
+    ("dollar", "$"),
+    ("endl", "\n"),
+    ("n", "\n"),
+    ("r", "\r"),
+    ("t", "\t"),
+];
+
 /// Canonifies a string the way CFEngine forms class names: every byte outside `[A-Za-z0-9_]` becomes `_`
 /// (a multibyte UTF-8 character gives one `_` per byte).
 pub fn canonify(s: &str) -> String {

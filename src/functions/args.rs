@@ -72,20 +72,39 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
 pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
     let r = VarRef::parse(name);
     let (ns, scope) = r.resolve_scope(&*ctx.env);
-    let prefix = format!("{}[", r.lval());
+    let prefix = r.lval();
     let mut obj = serde_json::Map::new();
     for v in ctx.env.variables() {
         if v.ns != ns || v.scope != scope {
             continue;
         }
-        let Some(rest) = v.lval.strip_prefix(&prefix) else {
+        let Some(rest) = v.lval.strip_prefix(&prefix).filter(|r| r.starts_with('[')) else {
             continue;
         };
-        let Some(end) = rest.find(']') else { continue };
-        let key = rest[..end].to_string();
-        obj.insert(key, v.value.to_json());
+        let keys = VarRef::parse(&format!("x{rest}")).indices;
+        insert_path(&mut obj, &keys, v.value.to_json());
     }
     (!obj.is_empty()).then_some(Value::Data(Json::Object(obj)))
+}
+
+fn insert_path(obj: &mut serde_json::Map<String, Json>, keys: &[String], value: Json) {
+    match keys {
+        [] => {}
+        [k] => {
+            obj.insert(k.clone(), value);
+        }
+        [k, rest @ ..] => {
+            let entry = obj
+                .entry(k.clone())
+                .or_insert_with(|| Json::Object(serde_json::Map::new()));
+            if !entry.is_object() {
+                *entry = Json::Object(serde_json::Map::new());
+            }
+            if let Json::Object(inner) = entry {
+                insert_path(inner, rest, value);
+            }
+        }
+    }
 }
 
 /// Like [`collect`], but logs the agent's verbose note and fails when missing.

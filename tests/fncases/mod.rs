@@ -56,6 +56,18 @@ pub fn read_cases(family: &str) -> Result<CaseFile, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut env = MemEnv::new("main");
     env.define("any", &["hardclass"]);
+    {
+        use cfsim::expr::env::EvalEnv;
+        env.define_var(
+            "default",
+            "this",
+            "promise_dirname",
+            Value::str(dir().to_string_lossy().into_owned()),
+        );
+        for (k, v) in cfsim::expr::CONST_VARS {
+            env.define_var("default", "const", k, Value::str(*v));
+        }
+    }
     let mut cases = Vec::new();
     for line in text.lines() {
         if line.trim().is_empty() || line.trim_start().starts_with('#') {
@@ -93,6 +105,12 @@ pub fn read_cases(family: &str) -> Result<CaseFile, String> {
                     "int" => Value::Scalar(ScalarKind::Int, text(&j)),
                     "real" => Value::Scalar(ScalarKind::Real, text(&j)),
                     _ => Value::Scalar(ScalarKind::String, text(&j)),
+                };
+                let v = match v {
+                    Value::Scalar(k, s) => {
+                        Value::Scalar(k, cfsim::expr::expand_scalar(&s, &env).text)
+                    }
+                    other => other,
                 };
                 env.set(name, v);
             }

@@ -4,6 +4,8 @@
 # Usage: tests/oracle/record-functions.sh [family...]   (default: all families)
 # Needs cfengine3 (3.21.0) installed; runs cf-promises -c first so an invalid policy never reaches cf-agent.
 set -eu
+# the system family reads this variable through getenv()
+export CFSIM_TEST_VAR=value-of-test
 cd "$(dirname "$0")/../.."
 dir=policies/functions
 fams=("$@")
