@@ -164,8 +164,20 @@ pub fn filter_tags(tags: Vec<String>, key: Option<&str>) -> Vec<String> {
     }
 }
 
+/// `strtod`-like: the longest numeric prefix, if any.
+fn numeric_prefix(s: &str) -> Option<f64> {
+    let t = s.trim();
+    if let Some(f) = parse_real(t) {
+        return Some(f);
+    }
+    (1..t.len())
+        .rev()
+        .filter(|&n| t.is_char_boundary(n))
+        .find_map(|n| t[..n].parse::<f64>().ok())
+}
+
 fn compare(a: &str, b: &str) -> std::cmp::Ordering {
-    match (parse_real(a), parse_real(b)) {
+    match (numeric_prefix(a), numeric_prefix(b)) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         _ => a.cmp(b),
     }

@@ -369,7 +369,7 @@ fn string(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn int(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let t = a[0].text();
+    let t = a[0].text().trim();
     if let Some(i) = parse_int(t) {
         return Ok(Value::int(i));
     }
