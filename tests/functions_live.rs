@@ -33,11 +33,37 @@ fn agent_or_skip() -> Option<(PathBuf, PathBuf)> {
     }
 }
 
+/// Every recorded case file: (directory, name).
+fn recordings() -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    for dir in [fncases::dir(), fncases::expr_dir()] {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .strip_suffix(".cases")
+                    .map(str::to_string)
+            })
+            .collect();
+        names.sort();
+        out.extend(names.into_iter().map(|n| (dir.clone(), n)));
+    }
+    out
+}
+
 #[test]
 fn generated_policies_contain_every_case() {
-    for fam in fncases::families() {
-        let cf = std::fs::read_to_string(fncases::dir().join(format!("{fam}.cf"))).unwrap();
-        let file = fncases::read_cases(&fam).unwrap();
+    for (dir, fam) in recordings() {
+        let cf = std::fs::read_to_string(dir.join(format!("{fam}.cf"))).unwrap();
+        let file = fncases::read_cases_in(&dir, &fam).unwrap();
+        for (_, text) in &file.exprs {
+            assert!(
+                cf.contains(text.as_str()),
+                "{fam}.cf is stale (missing `{text}`)"
+            );
+        }
         for c in &file.cases {
             assert!(
                 cf.contains(&c.call),
@@ -53,9 +79,8 @@ fn recordings_match_the_live_agent() {
     let Some((promises, agent)) = agent_or_skip() else {
         return;
     };
-    let dir = fncases::dir();
     let mut diffs = Vec::new();
-    for fam in fncases::families() {
+    for (dir, fam) in recordings() {
         let policy = format!("./{fam}.cf");
         let check = Command::new(&promises)
             .args(["-c", "-f", &policy])

@@ -1,6 +1,7 @@
 //! Scalar expansion of `$(…)`/`${…}` references, inside-out, keeping unresolved references literally
 //! where the agent keeps them. Lists and containers do not expand here (iteration binds them first).
 
+use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use super::env::VarLookup;
@@ -10,12 +11,21 @@ use crate::value::{json_leaf_string, Value};
 /// Maximum nesting of references inside references; deeper text is kept literally.
 pub const MAX_EXPANSION_DEPTH: usize = 32;
 
+/// Iteration values bound for one pass through a promise, keyed by the reference text between the
+/// delimiters (after inner expansion): `$(a)` and `${a}` share a binding, `$(main.a)` has its own.
+pub type Binding = IndexMap<String, String>;
+
 /// The result of expanding one string.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Expanded {
     pub text: String,
     /// Some reference could not be resolved to a scalar and was kept literally.
     pub unresolved: bool,
+    /// The agent drops the whole promise: an unresolved reference that contained a nested reference
+    /// (`$(nosuch[$(k)])`, `$($(x))`), or a container leaf that is `null`.
+    pub dropped: bool,
+    /// Errors the agent logs while expanding (unterminated references).
+    pub errors: Vec<String>,
 }
 
 /// What one reference name denotes.
@@ -24,6 +34,8 @@ pub enum Resolved {
     Scalar(String),
     /// A list, or a container array/object (its scalar values).
     Iterable(Vec<String>),
+    /// A container leaf that is `null`.
+    Null,
     Missing,
 }
 
@@ -66,6 +78,7 @@ pub fn resolve(env: &dyn VarLookup, name: &str) -> Resolved {
             Json::Array(_) | Json::Object(_) => {
                 Resolved::Iterable(crate::value::json_scalar_values(&d))
             }
+            Json::Null => Resolved::Null,
             other => json_leaf_string(other).map_or(Resolved::Missing, Resolved::Scalar),
         },
         None => Resolved::Missing,
@@ -99,39 +112,74 @@ pub fn reference_end(s: &str, i: usize) -> Option<usize> {
 
 /// Expands every scalar reference of `s`.
 pub fn expand_scalar(s: &str, env: &dyn VarLookup) -> Expanded {
-    expand_depth(s, env, 0)
+    expand_depth(s, env, None, 0)
 }
 
-fn expand_depth(s: &str, env: &dyn VarLookup, depth: usize) -> Expanded {
-    let mut out = String::with_capacity(s.len());
-    let mut unresolved = false;
+/// Expands with iteration values bound (see [`Binding`]).
+pub fn expand_bound(s: &str, env: &dyn VarLookup, binding: &Binding) -> Expanded {
+    expand_depth(s, env, Some(binding), 0)
+}
+
+fn expand_depth(s: &str, env: &dyn VarLookup, binding: Option<&Binding>, depth: usize) -> Expanded {
+    let mut out = Expanded {
+        text: String::with_capacity(s.len()),
+        ..Expanded::default()
+    };
     let mut i = 0;
     let mut lit_start = 0;
     while let Some(off) = s[i..].find('$') {
         let start = i + off;
+        let opens = matches!(s.as_bytes().get(start + 1), Some(b'(' | b'{'));
         let Some(end) = reference_end(s, start).filter(|_| depth < MAX_EXPANSION_DEPTH) else {
+            if opens && depth < MAX_EXPANSION_DEPTH {
+                let rest = &s[start + 2..];
+                let close = if s.as_bytes().get(start + 1) == Some(&b'(') {
+                    ')'
+                } else {
+                    '}'
+                };
+                out.errors
+                    .push(format!("No closing '{close}' found for variable: {rest}"));
+                out.errors.push(format!(
+                    "Variable reference close mismatch '{}'",
+                    &s[start..]
+                ));
+                out.text.push_str(&s[lit_start..start]);
+                out.text.push_str(&s[start..start + 2]);
+                out.text.push(close);
+                out.unresolved = true;
+                return out;
+            }
             i = start + 1;
             continue;
         };
-        out.push_str(&s[lit_start..start]);
-        let inner = expand_depth(&s[start + 2..end - 1], env, depth + 1);
-        match resolve(env, &inner.text) {
-            Resolved::Scalar(v) if !inner.unresolved => out.push_str(&v),
-            _ => {
-                unresolved = true;
-                out.push_str(&s[start..start + 2]);
-                out.push_str(&inner.text);
-                out.push_str(&s[end - 1..end]);
+        out.text.push_str(&s[lit_start..start]);
+        let raw_inner = &s[start + 2..end - 1];
+        let inner = expand_depth(raw_inner, env, binding, depth + 1);
+        out.errors.extend(inner.errors.iter().cloned());
+        out.dropped |= inner.dropped;
+        let bound = binding.and_then(|b| b.get(&inner.text)).cloned();
+        let resolved = match bound {
+            Some(v) => Resolved::Scalar(v),
+            None => resolve(env, &inner.text),
+        };
+        match resolved {
+            Resolved::Scalar(v) if !inner.unresolved => out.text.push_str(&v),
+            other => {
+                out.unresolved = true;
+                if other == Resolved::Null || raw_inner.contains("$(") || raw_inner.contains("${") {
+                    out.dropped = true;
+                }
+                out.text.push_str(&s[start..start + 2]);
+                out.text.push_str(&inner.text);
+                out.text.push_str(&s[end - 1..end]);
             }
         }
         i = end;
         lit_start = end;
     }
-    out.push_str(&s[lit_start..]);
-    Expanded {
-        text: out,
-        unresolved,
-    }
+    out.text.push_str(&s[lit_start..]);
+    out
 }
 
 /// Whether a string still contains a `$(`/`${` reference (the agent's "looks unresolved" test).
@@ -164,7 +212,7 @@ pub fn expand_list(items: &[String], env: &dyn VarLookup) -> Vec<String> {
                     out.push(s);
                     continue;
                 }
-                Resolved::Missing => {}
+                Resolved::Missing | Resolved::Null => {}
             }
         }
         out.push(expand_scalar(it, env).text);

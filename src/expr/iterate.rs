@@ -2,43 +2,11 @@
 //! cartesian bindings in the agent's order (first mentioned = outermost; the same variable bound once;
 //! references nested in indices are bound before the reference that contains them).
 
-use indexmap::IndexMap;
-
 use super::env::VarLookup;
-use super::expand::{expand_scalar, reference_end, resolve, Resolved};
-use super::varref::VarRef;
-use crate::value::Value;
+use super::expand::{expand_bound, reference_end, resolve, Binding, Resolved};
 
 /// Upper bound on the number of iterations one promise may produce.
 pub const MAX_ITERATIONS: usize = 1_000_000;
-
-/// Key of a bound variable: (namespace, scope, lval).
-pub type VarKey = (String, String, String);
-
-/// One iteration: bound variables and their scalar value for this pass through the loop.
-pub type Binding = IndexMap<VarKey, String>;
-
-/// A `VarLookup` that sees the bound scalar values first.
-pub struct Bound<'a> {
-    pub inner: &'a dyn VarLookup,
-    pub binding: &'a Binding,
-}
-
-impl VarLookup for Bound<'_> {
-    fn current_ns(&self) -> &str {
-        self.inner.current_ns()
-    }
-    fn current_bundle(&self) -> &str {
-        self.inner.current_bundle()
-    }
-    fn get_var(&self, ns: &str, scope: &str, lval: &str) -> Option<Value> {
-        let key = (ns.to_string(), scope.to_string(), lval.to_string());
-        match self.binding.get(&key) {
-            Some(v) => Some(Value::str(v.clone())),
-            None => self.inner.get_var(ns, scope, lval),
-        }
-    }
-}
 
 /// Reference texts (between the delimiters, unexpanded) of `s`, inner references before outer ones.
 pub fn references(s: &str) -> Vec<String> {
@@ -100,26 +68,16 @@ fn walk(
         out.push(cur.clone());
         return Ok(());
     };
-    let bound = Bound {
-        inner: env,
-        binding: cur,
-    };
-    let name = expand_scalar(r, &bound);
-    if name.unresolved {
+    let name = expand_bound(r, env, cur);
+    if name.unresolved || cur.contains_key(&name.text) {
         return walk(refs, i + 1, cur, env, out);
     }
-    let vr = VarRef::parse(&name.text);
-    let (ns, scope) = vr.resolve_scope(&bound);
-    let key = (ns, scope, vr.lval());
-    if cur.contains_key(&key) {
-        return walk(refs, i + 1, cur, env, out);
-    }
-    match resolve(&bound, &name.text) {
+    match resolve(env, &name.text) {
         Resolved::Iterable(values) => {
-            for v in values.into_iter().filter(|v| v != "cf_null") {
-                cur.insert(key.clone(), v);
+            for v in values {
+                cur.insert(name.text.clone(), v);
                 walk(refs, i + 1, cur, env, out)?;
-                cur.shift_remove(&key);
+                cur.shift_remove(&name.text);
             }
             Ok(())
         }

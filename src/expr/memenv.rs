@@ -15,6 +15,8 @@ pub struct MemEnv {
     pub classes: IndexMap<(String, String), Vec<String>>,
     pub bundles: Vec<BundleInfo>,
     pub callstack: Vec<String>,
+    /// Bundle-local classes of the current frame (found by name whatever namespace is written).
+    pub local_classes: Vec<String>,
 }
 
 impl MemEnv {
@@ -27,6 +29,7 @@ impl MemEnv {
             classes: IndexMap::new(),
             bundles: Vec::new(),
             callstack: Vec::new(),
+            local_classes: Vec::new(),
         }
     }
 
@@ -38,6 +41,11 @@ impl MemEnv {
         };
         self.vars
             .insert((self.ns.clone(), scope, lval), (value, Vec::new()));
+    }
+
+    /// Defines a bundle-local class (as `classes:` promises of an agent bundle do).
+    pub fn define_local(&mut self, class: &str) {
+        self.local_classes.push(class.to_string());
     }
 
     /// Defines a class in the current namespace.
@@ -67,6 +75,9 @@ impl VarLookup for MemEnv {
 
 impl EvalEnv for MemEnv {
     fn class_defined(&self, ns: Option<&str>, name: &str) -> bool {
+        if self.local_classes.iter().any(|c| c == name) {
+            return true;
+        }
         let ns = ns.unwrap_or(&self.ns);
         self.classes
             .contains_key(&(ns.to_string(), name.to_string()))
@@ -79,14 +90,21 @@ impl EvalEnv for MemEnv {
                     .is_some_and(|t| t.iter().any(|t| t == "hardclass"))
     }
     fn classes(&self) -> Vec<ClassInfo> {
-        self.classes
+        let mut out: Vec<ClassInfo> = self
+            .classes
             .iter()
             .map(|((ns, name), tags)| ClassInfo {
                 ns: ns.clone(),
                 name: name.clone(),
                 tags: tags.clone(),
             })
-            .collect()
+            .collect();
+        out.extend(self.local_classes.iter().map(|c| ClassInfo {
+            ns: self.ns.clone(),
+            name: c.clone(),
+            tags: Vec::new(),
+        }));
+        out
     }
     fn variables(&self) -> Vec<VarInfo> {
         self.vars

@@ -49,13 +49,42 @@ pub struct Case {
 pub struct CaseFile {
     pub env: MemEnv,
     pub cases: Vec<Case>,
+    /// `expand`/`iter`/`classexpr` lines: (kind, text).
+    pub exprs: Vec<(String, String)>,
+}
+
+/// `policies/expr`, the expression-layer recordings.
+pub fn expr_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/expr")
+}
+
+/// Splits `NAME TYPE JSON` where NAME may contain spaces inside brackets.
+fn split_var(rest: &str) -> Option<(&str, &str, &str)> {
+    let mut depth = 0;
+    let end = rest.char_indices().find_map(|(i, c)| {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ' ' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        None
+    })?;
+    let (name, tail) = (&rest[..end], rest[end + 1..].trim_start());
+    let (ty, val) = tail.split_once(' ')?;
+    Some((name, ty, val))
 }
 
 pub fn read_cases(family: &str) -> Result<CaseFile, String> {
-    let path = dir().join(format!("{family}.cases"));
+    read_cases_in(&dir(), family)
+}
+
+pub fn read_cases_in(base: &Path, family: &str) -> Result<CaseFile, String> {
+    let path = base.join(format!("{family}.cases"));
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut env = MemEnv::new("main");
     env.define("any", &["hardclass"]);
+    env.define("cfengine", &["hardclass"]);
     {
         use cfsim::expr::env::EvalEnv;
         env.define_var(
@@ -67,21 +96,25 @@ pub fn read_cases(family: &str) -> Result<CaseFile, String> {
         for (k, v) in cfsim::expr::CONST_VARS {
             env.define_var("default", "const", k, Value::str(*v));
         }
+        env.define_var("default", "this", "bundle", Value::str("main"));
+        env.define_var("default", "this", "namespace", Value::str("default"));
     }
     let mut cases = Vec::new();
+    let mut exprs = Vec::new();
     for line in text.lines() {
         if line.trim().is_empty() || line.trim_start().starts_with('#') {
             continue;
         }
         let (kind, rest) = line.split_once(' ').ok_or(format!("bad line {line}"))?;
         match kind {
-            "var" => {
-                let mut it = rest.splitn(3, ' ');
-                let (name, ty, val) = (
-                    it.next().unwrap_or(""),
-                    it.next().unwrap_or(""),
-                    it.next().unwrap_or(""),
-                );
+            "expand" | "iter" | "classexpr" => exprs.push((kind.to_string(), rest.to_string())),
+            "var" | "gvar" => {
+                let (name, ty, val) = split_var(rest).ok_or(format!("bad var line {line}"))?;
+                let name = if kind == "gvar" {
+                    format!("g.{name}")
+                } else {
+                    name.to_string()
+                };
                 let j: serde_json::Value =
                     serde_json::from_str(val).map_err(|e| format!("{line}: {e}"))?;
                 let strs = |j: &serde_json::Value| -> Vec<String> {
@@ -112,9 +145,9 @@ pub fn read_cases(family: &str) -> Result<CaseFile, String> {
                     }
                     other => other,
                 };
-                env.set(name, v);
+                env.set(&name, v);
             }
-            "class" => env.define(rest.trim(), &[]),
+            "class" => env.define_local(rest.trim()),
             "case" => {
                 let (ty, call) = rest.split_once(' ').ok_or(format!("bad case {line}"))?;
                 cases.push(Case {
@@ -126,7 +159,7 @@ pub fn read_cases(family: &str) -> Result<CaseFile, String> {
             _ => return Err(format!("unknown line kind in {line}")),
         }
     }
-    Ok(CaseFile { env, cases })
+    Ok(CaseFile { env, cases, exprs })
 }
 
 /// Recorded report values (`cN` → text) and the distinct error messages of a `.expected` file.

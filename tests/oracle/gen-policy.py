@@ -5,10 +5,14 @@ Case file lines (blank lines and '#' comments ignored):
   var NAME TYPE JSON   fixture variable (TYPE string|int|real|slist|ilist|rlist|data; JSON value)
   class NAME           fixture class (defined with expression => "any")
   case TYPE CALL       one function call; TYPE is the return type (string|int|real|slist|ilist|rlist|data|context)
+  gvar NAME TYPE JSON  fixture variable of `bundle common g`
+  expand TEXT          report TEXT as `R: eN => <expansion>` (no iteration expected)
+  iter TEXT            report TEXT, iterating: one `R: iN => <expansion>` line per binding
+  classexpr TEXT       `R: xN => true|false`, TEXT given through a variable (runtime evaluation)
 Case N (1-based among case lines) reports `R: cN => <value>`: scalars as is, lists and data through
 format("%S", ...), contexts as true/false. A case whose call fails or stays unresolved prints `$(...)`.
 """
-import json, sys
+import json, re, sys
 
 def cf_str(s):
     if "'" not in s:
@@ -16,22 +20,28 @@ def cf_str(s):
     return '"' + s.replace('"', '\\"') + '"'
 
 def main(path):
-    vars_, classes, cases = [], [], []
+    vars_, classes, cases, gvars, exprs = [], [], [], [], []
     for raw in open(path, encoding="utf-8"):
         line = raw.rstrip("\n")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         kind, rest = line.split(" ", 1)
-        if kind == "var":
-            name, ty, val = rest.split(" ", 2)
+        if kind in ("var", "gvar"):
+            m = re.match(r"^([^\s\[]+(?:\[[^\]]*\])*)\s+(\S+)\s+(.*)$", rest)
+            if not m:
+                raise SystemExit(f"{path}: bad var line {line!r}")
+            name, ty, val = m.groups()
             v = json.loads(val)
+            target = vars_ if kind == "var" else gvars
             if ty == "data":
-                vars_.append(f'  "{name}" data => {cf_str(json.dumps(v, separators=(",", ":")))};')
+                target.append(f'  "{name}" data => {cf_str(json.dumps(v, separators=(",", ":")))};')
             elif ty in ("slist", "ilist", "rlist"):
                 items = ", ".join(cf_str(x) for x in v)
-                vars_.append(f'  "{name}" {ty} => {{ {items} }};')
+                target.append(f'  "{name}" {ty} => {{ {items} }};')
             else:
-                vars_.append(f'  "{name}" {ty} => {cf_str(str(v))};')
+                target.append(f'  "{name}" {ty} => {cf_str(str(v))};')
+        elif kind in ("expand", "iter", "classexpr"):
+            exprs.append((kind, rest))
         elif kind == "class":
             classes.append(f'  "{rest.strip()}" expression => "any";')
         elif kind == "case":
@@ -56,12 +66,26 @@ def main(path):
         else:
             out.append(f'  "{n}" {ty} => {call};')
             reports.append(f'  "{n} => $(with)" with => format("%S", {n});')
+    counters = {"expand": 0, "iter": 0, "classexpr": 0}
+    for kind, text in exprs:
+        counters[kind] += 1
+        n = counters[kind]
+        if kind == "expand":
+            reports.append(f'  "e{n} => {text}";')
+        elif kind == "iter":
+            reports.append(f'  "i{n} => {text}";')
+        else:
+            out.append(f'  "xv{n}" string => {cf_str(text)};')
+            reports.append(f'  "x{n} => true" if => "$(xv{n})";')
+            reports.append(f'  "x{n} => false" unless => "$(xv{n})";')
     out.append("classes:")
     out += classes
     out += ctx
     out.append("reports:")
     out += reports
     out.append("}")
+    if gvars:
+        out += ["bundle common g", "{", "vars:"] + gvars + ["}"]
     print("\n".join(out))
 
 if __name__ == "__main__":
