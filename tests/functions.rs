@@ -104,4 +104,4 @@ macro_rules! family_tests {
     };
 }
 
-family_tests!(strings, lists, system, regex, data, files, readers, math, time, net, mustache);
+family_tests!(strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc);

@@ -70,7 +70,7 @@ pub trait EvalEnv: VarLookup {
     /// Defines (or replaces) a variable, e.g. the capture array of `regextract`.
     fn define_var(&mut self, ns: &str, scope: &str, lval: &str, value: Value);
     /// Promisers of the enclosing `methods` promises, outermost first.
-    fn callstack_promisers(&self) -> Vec<String> {
-        Vec::new()
-    }
+    fn callstack_promisers(&self) -> Vec<String>;
+    /// The call stack as `callstack_callers()` reports it (array of frame objects, innermost first).
+    fn callstack_callers(&self) -> serde_json::Value;
 }

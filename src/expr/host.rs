@@ -67,6 +67,14 @@ pub struct GroupInfo {
     pub members: Vec<String>,
 }
 
+/// A running process (`processexists`, `findprocesses`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    /// The command line, arguments separated by spaces.
+    pub line: String,
+}
+
 /// The machine as functions see it.
 pub trait HostEnv {
     /// File contents, `None` if it cannot be read.
@@ -93,6 +101,12 @@ pub trait HostEnv {
     fn in_netgroup(&self, group: &str) -> bool;
     /// `(interface, address)` pairs the agent discovered.
     fn addresses(&self) -> Vec<(String, String)>;
+    /// The process table.
+    fn processes(&self) -> Vec<ProcessInfo>;
+    /// A random number in `lo..hi` (`randomint`); a simulated host makes it reproducible.
+    fn random(&self, lo: i64, hi: i64) -> i64;
+    /// Addresses a host name resolves to (`host2ip`), `None` when it does not resolve.
+    fn resolve_host(&self, name: &str) -> Option<Vec<String>>;
 }
 
 /// An in-memory host for tests.
@@ -110,6 +124,11 @@ pub struct MemHost {
     pub hostname: String,
     pub netgroups: Vec<String>,
     pub addresses: Vec<(String, String)>,
+    pub processes: Vec<ProcessInfo>,
+    /// Name → addresses for `host2ip`.
+    pub hosts: IndexMap<String, Vec<String>>,
+    /// Seed of the reproducible `random` sequence.
+    pub seed: std::cell::Cell<u64>,
 }
 
 impl HostEnv for MemHost {
@@ -187,5 +206,21 @@ impl HostEnv for MemHost {
     }
     fn addresses(&self) -> Vec<(String, String)> {
         self.addresses.clone()
+    }
+    fn processes(&self) -> Vec<ProcessInfo> {
+        self.processes.clone()
+    }
+    fn random(&self, lo: i64, hi: i64) -> i64 {
+        // splitmix64: reproducible per host value
+        let mut z = self.seed.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.seed.set(z);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let span = (hi - lo).max(1) as u64;
+        lo + (z % span) as i64
+    }
+    fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
+        self.hosts.get(name).cloned()
     }
 }

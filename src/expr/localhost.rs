@@ -7,7 +7,9 @@ use std::process::Command;
 use std::io::Read;
 use std::process::Stdio;
 
-use super::host::{Capture, CommandOutput, FileStat, GroupInfo, HostEnv, ShellMode, UserInfo};
+use super::host::{
+    Capture, CommandOutput, FileStat, GroupInfo, HostEnv, ProcessInfo, ShellMode, UserInfo,
+};
 
 /// This machine, with the run's start time fixed at construction.
 #[derive(Debug, Clone)]
@@ -188,5 +190,47 @@ impl HostEnv for LocalHost {
                 Some((iface.to_string(), addr.to_string()))
             })
             .collect()
+    }
+    fn processes(&self) -> Vec<ProcessInfo> {
+        let Ok(rd) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        let mut out: Vec<ProcessInfo> = rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let pid: u32 = e.file_name().to_string_lossy().parse().ok()?;
+                let raw = std::fs::read(e.path().join("cmdline")).ok()?;
+                let line = raw
+                    .split(|b| *b == 0)
+                    .filter(|p| !p.is_empty())
+                    .map(|p| String::from_utf8_lossy(p).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Some(ProcessInfo { pid, line })
+            })
+            .filter(|p| !p.line.is_empty())
+            .collect();
+        out.sort_by_key(|p| p.pid);
+        out
+    }
+    fn random(&self, lo: i64, hi: i64) -> i64 {
+        let mut buf = [0u8; 8];
+        let ok = std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| f.read_exact(&mut buf))
+            .is_ok();
+        let z = if ok {
+            u64::from_le_bytes(buf)
+        } else {
+            self.now as u64
+        };
+        let span = (hi - lo).max(1) as u64;
+        lo + (z % span) as i64
+    }
+    fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
+        use std::net::ToSocketAddrs;
+        let addrs = (name, 0).to_socket_addrs().ok()?;
+        let mut out: Vec<String> = addrs.map(|a| a.ip().to_string()).collect();
+        out.dedup();
+        (!out.is_empty()).then_some(out)
     }
 }

@@ -17,6 +17,8 @@ pub struct MemEnv {
     pub callstack: Vec<String>,
     /// Bundle-local classes of the current frame (found by name whatever namespace is written).
     pub local_classes: Vec<String>,
+    /// What `callstack_callers()` returns.
+    pub callers: serde_json::Value,
 }
 
 impl MemEnv {
@@ -30,6 +32,7 @@ impl MemEnv {
             bundles: Vec::new(),
             callstack: Vec::new(),
             local_classes: Vec::new(),
+            callers: serde_json::Value::Array(Vec::new()),
         }
     }
 
@@ -129,5 +132,8 @@ impl EvalEnv for MemEnv {
     }
     fn callstack_promisers(&self) -> Vec<String> {
         self.callstack.clone()
+    }
+    fn callstack_callers(&self) -> serde_json::Value {
+        self.callers.clone()
     }
 }

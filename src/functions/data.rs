@@ -18,6 +18,7 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("validdata", true, validdata),
     def("mapdata", true, mapdata),
     def("data_expand", true, data_expand),
+    def("classfiltercsv", false, classfiltercsv),
 ];
 
 /// Parses JSON text that must be a container, logging the agent's errors.
@@ -165,4 +166,58 @@ fn data_expand(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     expand_json(ctx, &v.to_json())
         .map(Value::Data)
         .ok_or(FnFail)
+}
+
+/// Rows of a CSV file whose class column is a true class expression, that column removed; objects keyed
+/// by the heading (or by column index without one), optionally sorted by a column.
+fn classfiltercsv(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let path = a[0].text();
+    let Some(b) = ctx.host.read_file(path) else {
+        return Err(ctx.fail(format!("classfiltercsv: could not read file '{path}'")));
+    };
+    let text = String::from_utf8_lossy(&b).into_owned();
+    let mut rows = super::readers::parse_csv(&text);
+    let has_heading = super::args::bool_opt(a[1].text());
+    let class_col = super::args::int_arg(&a[2]).max(0) as usize;
+    let heading: Option<Vec<String>> = if has_heading && !rows.is_empty() {
+        Some(rows.remove(0))
+    } else {
+        None
+    };
+    let mut kept: Vec<(Vec<String>, Vec<(String, String)>)> = Vec::new();
+    for row in rows {
+        let Some(expr) = row.get(class_col) else {
+            continue;
+        };
+        if !super::classes::class_arg(ctx, expr) {
+            continue;
+        }
+        let fields = row
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != class_col)
+            .enumerate()
+            .map(|(j, (i, v))| {
+                let key = heading
+                    .as_ref()
+                    .and_then(|h| h.get(i).cloned())
+                    .unwrap_or_else(|| j.to_string());
+                (key, v.clone())
+            })
+            .collect();
+        kept.push((row.clone(), fields));
+    }
+    if let Some(col) = a.get(3).map(super::args::int_arg) {
+        let col = col.max(0) as usize;
+        kept.sort_by(|x, y| {
+            let kx = x.0.get(col).map(String::as_str).unwrap_or("");
+            let ky = y.0.get(col).map(String::as_str).unwrap_or("");
+            kx.cmp(ky)
+        });
+    }
+    Ok(Value::Data(Json::Array(
+        kept.into_iter()
+            .map(|(_, r)| Json::Object(r.into_iter().map(|(k, v)| (k, Json::String(v))).collect()))
+            .collect(),
+    )))
 }

@@ -25,6 +25,10 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("lsdir", false, lsdir),
     def("findfiles", false, findfiles),
     def("file_hash", false, file_hash),
+    def("hashmatch", false, hashmatch),
+    def("makerule", false, makerule),
+    def("findfiles_up", false, findfiles_up),
+    def("search_up", false, findfiles_up),
 ];
 
 fn stat(ctx: &CallCtx<'_>, p: &str) -> Option<FileStat> {
@@ -296,4 +300,56 @@ fn file_hash(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             Ok(Value::str("0".repeat(len)))
         }
     }
+}
+
+fn hashmatch(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let Some(data) = ctx.host.read_file(a[0].text()) else {
+        return Ok(Value::context(false));
+    };
+    let digest = digest_hex(a[1].text(), &data);
+    Ok(Value::context(digest.eq_ignore_ascii_case(a[2].text())))
+}
+
+fn makerule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let Some(target) = stat(ctx, a[0].text()) else {
+        return Ok(Value::context(true));
+    };
+    let sources = match super::args::collect(ctx, &a[1]) {
+        Some(v) => elements(&v),
+        None => vec![a[1].text().to_string()],
+    };
+    let newer = sources
+        .iter()
+        .any(|s| stat(ctx, s).is_some_and(|st| st.mtime > target.mtime));
+    Ok(Value::context(newer))
+}
+
+fn findfiles_up(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let start = a[0].text().trim_end_matches('/').to_string();
+    let glob = a[1].text().trim_start_matches('/').to_string();
+    let max_level = a.get(2).map_or(i64::MAX, super::args::int_arg);
+    let mut out = Vec::new();
+    let mut dir = if start.is_empty() {
+        "/".to_string()
+    } else {
+        start
+    };
+    let mut level = 0i64;
+    loop {
+        let parts: Vec<&str> = dir
+            .split('/')
+            .chain(glob.split('/'))
+            .filter(|p| !p.is_empty())
+            .collect();
+        let mut found = Vec::new();
+        glob_walk(ctx, "/", &parts, &mut found);
+        found.sort();
+        out.extend(found.into_iter().map(serde_json::Value::String));
+        if dir == "/" || level >= max_level {
+            break;
+        }
+        dir = dirname_of(&dir);
+        level += 1;
+    }
+    Ok(Value::Data(serde_json::Value::Array(out)))
 }

@@ -8,6 +8,7 @@ pub mod callexpr;
 pub mod classes;
 pub mod data;
 pub mod files;
+pub mod hosts;
 pub mod json;
 pub mod lists;
 pub mod math;
@@ -139,6 +140,7 @@ const FAMILIES: &[&[FnDef]] = &[
     readers::FUNCTIONS,
     system::FUNCTIONS,
     net::FUNCTIONS,
+    hosts::FUNCTIONS,
     time::FUNCTIONS,
     mustache::FUNCTIONS,
 ];

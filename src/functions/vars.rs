@@ -21,6 +21,7 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("bundlestate", true, bundlestate),
     def("datastate", true, datastate),
     def("callstack_promisers", true, callstack_promisers),
+    def("callstack_callers", true, callstack_callers),
 ];
 
 fn isvariable(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -188,4 +189,8 @@ pub fn datastate_json(ctx: &CallCtx<'_>) -> Json {
 
 fn callstack_promisers(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
     Ok(Value::slist(ctx.env.callstack_promisers()))
+}
+
+fn callstack_callers(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
+    Ok(Value::Data(ctx.env.callstack_callers()))
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use cfsim::expr::classexpr;
 use cfsim::expr::host::{
-    Capture, CommandOutput, FileStat, GroupInfo, HostEnv, ShellMode, UserInfo,
+    Capture, CommandOutput, FileStat, GroupInfo, HostEnv, ProcessInfo, ShellMode, UserInfo,
 };
 use cfsim::expr::localhost::LocalHost;
 use cfsim::expr::memenv::MemEnv;
@@ -248,6 +248,15 @@ impl HostEnv for TestHost {
     }
     fn addresses(&self) -> Vec<(String, String)> {
         self.0.addresses()
+    }
+    fn processes(&self) -> Vec<ProcessInfo> {
+        self.0.processes()
+    }
+    fn random(&self, lo: i64, hi: i64) -> i64 {
+        self.0.random(lo, hi)
+    }
+    fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
+        self.0.resolve_host(name)
     }
 }
 
