@@ -168,6 +168,9 @@ fn data_expand(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         .ok_or(FnFail)
 }
 
+/// One output row of `classfiltercsv`: (key, value) pairs.
+type Fields = Vec<(String, String)>;
+
 /// Rows of a CSV file whose class column is a true class expression, that column removed; objects keyed
 /// by the heading (or by column index without one), optionally sorted by a column.
 fn classfiltercsv(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -184,7 +187,7 @@ fn classfiltercsv(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     } else {
         None
     };
-    let mut kept: Vec<(Vec<String>, Vec<(String, String)>)> = Vec::new();
+    let mut kept: Vec<(Vec<String>, Fields)> = Vec::new();
     for row in rows {
         let Some(expr) = row.get(class_col) else {
             continue;
