@@ -104,4 +104,6 @@ macro_rules! family_tests {
     };
 }
 
-family_tests!(strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc);
+family_tests!(
+    strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc, inventory
+);

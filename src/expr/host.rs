@@ -75,6 +75,25 @@ pub struct ProcessInfo {
     pub line: String,
 }
 
+/// An entry of the agent's package inventory (`packagesmatching`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageInfo {
+    pub name: String,
+    pub version: String,
+    pub arch: String,
+    pub method: String,
+}
+
+/// An entry of the agent's lastseen database (`hostsseen`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastSeen {
+    pub hostkey: String,
+    pub name: String,
+    pub address: String,
+    /// Seconds since the epoch of the last contact.
+    pub last: i64,
+}
+
 /// The machine as functions see it.
 pub trait HostEnv {
     /// File contents, `None` if it cannot be read.
@@ -107,6 +126,14 @@ pub trait HostEnv {
     fn random(&self, lo: i64, hi: i64) -> i64;
     /// Addresses a host name resolves to (`host2ip`), `None` when it does not resolve.
     fn resolve_host(&self, name: &str) -> Option<Vec<String>>;
+    /// Host name of an address (`ip2host`), `None` when there is none.
+    fn reverse_lookup(&self, ip: &str) -> Option<String>;
+    /// Kilobytes available to unprivileged users on the file system of `path` (`diskfree`).
+    fn disk_free(&self, path: &str) -> Option<i64>;
+    /// The agent's package inventory (installed, or available updates).
+    fn packages(&self, updates: bool) -> Vec<PackageInfo>;
+    /// The lastseen database; `None` when it cannot be read.
+    fn lastseen(&self) -> Option<Vec<LastSeen>>;
 }
 
 /// An in-memory host for tests.
@@ -129,6 +156,10 @@ pub struct MemHost {
     pub hosts: IndexMap<String, Vec<String>>,
     /// Seed of the reproducible `random` sequence.
     pub seed: std::cell::Cell<u64>,
+    pub disk_free: IndexMap<String, i64>,
+    pub packages: Vec<PackageInfo>,
+    pub package_updates: Vec<PackageInfo>,
+    pub lastseen: Option<Vec<LastSeen>>,
 }
 
 impl HostEnv for MemHost {
@@ -222,5 +253,24 @@ impl HostEnv for MemHost {
     }
     fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
         self.hosts.get(name).cloned()
+    }
+    fn reverse_lookup(&self, ip: &str) -> Option<String> {
+        self.hosts
+            .iter()
+            .find(|(_, ips)| ips.iter().any(|i| i == ip))
+            .map(|(n, _)| n.clone())
+    }
+    fn disk_free(&self, path: &str) -> Option<i64> {
+        self.disk_free.get(path).copied()
+    }
+    fn packages(&self, updates: bool) -> Vec<PackageInfo> {
+        if updates {
+            self.package_updates.clone()
+        } else {
+            self.packages.clone()
+        }
+    }
+    fn lastseen(&self) -> Option<Vec<LastSeen>> {
+        self.lastseen.clone()
     }
 }

@@ -8,8 +8,13 @@ use std::io::Read;
 use std::process::Stdio;
 
 use super::host::{
-    Capture, CommandOutput, FileStat, GroupInfo, HostEnv, ProcessInfo, ShellMode, UserInfo,
+    Capture, CommandOutput, FileStat, GroupInfo, HostEnv, LastSeen, PackageInfo, ProcessInfo,
+    ShellMode, UserInfo,
 };
+
+/// The agent's legacy software inventory files (`name,version,arch,method` lines).
+const INVENTORY: &str = "/var/lib/cfengine3/state/software_packages.csv";
+const UPDATES: &str = "/var/lib/cfengine3/state/software_patches_avail.csv";
 
 /// This machine, with the run's start time fixed at construction.
 #[derive(Debug, Clone)]
@@ -232,5 +237,35 @@ impl HostEnv for LocalHost {
         let mut out: Vec<String> = addrs.map(|a| a.ip().to_string()).collect();
         out.dedup();
         (!out.is_empty()).then_some(out)
+    }
+    fn reverse_lookup(&self, ip: &str) -> Option<String> {
+        read_lines("/etc/hosts").iter().find_map(|l| {
+            let l = l.split('#').next().unwrap_or("");
+            let mut f = l.split_whitespace();
+            (f.next()? == ip).then(|| f.next().map(str::to_string))?
+        })
+    }
+    fn disk_free(&self, path: &str) -> Option<i64> {
+        let out = Command::new("df").args(["-P", "-k", path]).output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines().nth(1)?.split_whitespace().nth(3)?.parse().ok()
+    }
+    fn packages(&self, updates: bool) -> Vec<PackageInfo> {
+        read_lines(if updates { UPDATES } else { INVENTORY })
+            .iter()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f.len() >= 4).then(|| PackageInfo {
+                    name: f[0].into(),
+                    version: f[1].into(),
+                    arch: f[2].into(),
+                    method: f[3].into(),
+                })
+            })
+            .collect()
+    }
+    fn lastseen(&self) -> Option<Vec<LastSeen>> {
+        // The lastseen database is LMDB, which cfsim does not read: report it unreadable.
+        None
     }
 }

@@ -9,6 +9,7 @@ pub mod classes;
 pub mod data;
 pub mod files;
 pub mod hosts;
+pub mod inventory;
 pub mod json;
 pub mod lists;
 pub mod math;
@@ -141,6 +142,7 @@ const FAMILIES: &[&[FnDef]] = &[
     system::FUNCTIONS,
     net::FUNCTIONS,
     hosts::FUNCTIONS,
+    inventory::FUNCTIONS,
     time::FUNCTIONS,
     mustache::FUNCTIONS,
 ];

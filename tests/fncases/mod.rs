@@ -258,6 +258,18 @@ impl HostEnv for TestHost {
     fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
         self.0.resolve_host(name)
     }
+    fn reverse_lookup(&self, ip: &str) -> Option<String> {
+        self.0.reverse_lookup(ip)
+    }
+    fn disk_free(&self, path: &str) -> Option<i64> {
+        self.0.disk_free(path)
+    }
+    fn packages(&self, updates: bool) -> Vec<cfsim::expr::host::PackageInfo> {
+        self.0.packages(updates)
+    }
+    fn lastseen(&self) -> Option<Vec<cfsim::expr::host::LastSeen>> {
+        self.0.lastseen()
+    }
 }
 
 /// Relative paths in case files are relative to `policies/functions` (the policy's directory).
