@@ -105,5 +105,6 @@ macro_rules! family_tests {
 }
 
 family_tests!(
-    strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc, inventory
+    strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc,
+    inventory, classes, vars
 );

@@ -15,8 +15,9 @@ pub struct MemEnv {
     pub classes: IndexMap<(String, String), Vec<String>>,
     pub bundles: Vec<BundleInfo>,
     pub callstack: Vec<String>,
-    /// Bundle-local classes of the current frame (found by name whatever namespace is written).
-    pub local_classes: Vec<String>,
+    /// Bundle-local classes of the current frame with their tags (found by name whatever namespace
+    /// is written).
+    pub local_classes: Vec<(String, Vec<String>)>,
     /// What `callstack_callers()` returns.
     pub callers: serde_json::Value,
 }
@@ -47,8 +48,11 @@ impl MemEnv {
     }
 
     /// Defines a bundle-local class (as `classes:` promises of an agent bundle do).
-    pub fn define_local(&mut self, class: &str) {
-        self.local_classes.push(class.to_string());
+    pub fn define_local(&mut self, class: &str, tags: &[&str]) {
+        self.local_classes.push((
+            class.to_string(),
+            tags.iter().map(|t| t.to_string()).collect(),
+        ));
     }
 
     /// Defines a class in the current namespace.
@@ -78,7 +82,7 @@ impl VarLookup for MemEnv {
 
 impl EvalEnv for MemEnv {
     fn class_defined(&self, ns: Option<&str>, name: &str) -> bool {
-        if self.local_classes.iter().any(|c| c == name) {
+        if self.local_classes.iter().any(|(c, _)| c == name) {
             return true;
         }
         let ns = ns.unwrap_or(&self.ns);
@@ -102,10 +106,10 @@ impl EvalEnv for MemEnv {
                 tags: tags.clone(),
             })
             .collect();
-        out.extend(self.local_classes.iter().map(|c| ClassInfo {
+        out.extend(self.local_classes.iter().map(|(c, tags)| ClassInfo {
             ns: self.ns.clone(),
             name: c.clone(),
-            tags: Vec::new(),
+            tags: tags.clone(),
         }));
         out
     }

@@ -139,13 +139,15 @@ fn getclassmetatags(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         Some((n, c)) => (n.to_string(), c.to_string()),
         None => (ctx.env.current_ns().to_string(), name.to_string()),
     };
-    let tags = ctx
+    let Some(tags) = ctx
         .env
         .classes()
         .into_iter()
         .find(|c| c.name == cls && (c.ns == ns || c.tags.iter().any(|t| t == "hardclass")))
         .map(|c| c.tags)
-        .unwrap_or_default();
+    else {
+        return Err(FnFail);
+    };
     Ok(Value::slist(filter_tags(tags, a.get(1).map(FnArg::text))))
 }
 
@@ -201,7 +203,7 @@ fn parse_version(ctx: &mut CallCtx<'_>, fname: &str, s: &str) -> Result<Vec<u32>
     match parts {
         Ok(p) if !p.is_empty() && p.len() <= 3 => Ok(p),
         _ => Err(ctx.fail(format!(
-            "{fname}: Format of version string '{s}' is not valid"
+            "{fname}: Format of version comparison string '{s}' is incorrect"
         ))),
     }
 }
@@ -223,8 +225,10 @@ fn version_test(
     name: &str,
     ok: fn(std::cmp::Ordering) -> bool,
 ) -> FnResult {
-    let v = parse_version(ctx, name, a[0].text())?;
-    Ok(Value::context(ok(cmp_version(&v))))
+    match parse_version(ctx, name, a[0].text()) {
+        Ok(v) => Ok(Value::context(ok(cmp_version(&v)))),
+        Err(FnFail) => Ok(Value::context(false)),
+    }
 }
 
 fn cf_version_minimum(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {

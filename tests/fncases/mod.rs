@@ -85,6 +85,13 @@ pub fn read_cases_in(base: &Path, family: &str) -> Result<CaseFile, String> {
     let mut env = MemEnv::new("main");
     env.define("any", &["hardclass"]);
     env.define("cfengine", &["hardclass"]);
+    for b in ["main", "g"] {
+        env.bundles.push(cfsim::expr::env::BundleInfo {
+            ns: "default".into(),
+            name: b.into(),
+            tags: Vec::new(),
+        });
+    }
     {
         use cfsim::expr::env::EvalEnv;
         env.define_var(
@@ -147,7 +154,18 @@ pub fn read_cases_in(base: &Path, family: &str) -> Result<CaseFile, String> {
                 };
                 env.set(&name, v);
             }
-            "class" => env.define_local(rest.trim()),
+            "class" => {
+                let mut parts = rest.split_whitespace();
+                let name = parts.next().unwrap_or("");
+                let mut tags: Vec<&str> = vec!["source=promise"];
+                tags.extend(
+                    parts
+                        .next()
+                        .map(|t| t.split(',').collect::<Vec<_>>())
+                        .unwrap_or_default(),
+                );
+                env.define_local(name, &tags);
+            }
             "case" => {
                 let (ty, call) = rest.split_once(' ').ok_or(format!("bad case {line}"))?;
                 cases.push(Case {

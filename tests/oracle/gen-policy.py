@@ -3,7 +3,7 @@
 
 Case file lines (blank lines and '#' comments ignored):
   var NAME TYPE JSON   fixture variable (TYPE string|int|real|slist|ilist|rlist|data; JSON value)
-  class NAME           fixture class (defined with expression => "any")
+  class NAME [TAGS]    fixture class (expression => "any"; TAGS comma-separated meta tags)
   case TYPE CALL       one function call; TYPE is the return type (string|int|real|slist|ilist|rlist|data|context)
   gvar NAME TYPE JSON  fixture variable of `bundle common g`
   expand TEXT          report TEXT as `R: eN => <expansion>` (no iteration expected)
@@ -43,7 +43,11 @@ def main(path):
         elif kind in ("expand", "iter", "classexpr"):
             exprs.append((kind, rest))
         elif kind == "class":
-            classes.append(f'  "{rest.strip()}" expression => "any";')
+            parts = rest.split()
+            meta = ""
+            if len(parts) > 1:
+                meta = ", meta => { " + ", ".join(cf_str(t) for t in parts[1].split(",")) + " }"
+            classes.append(f'  "{parts[0]}" expression => "any"{meta};')
         elif kind == "case":
             ty, call = rest.split(" ", 1)
             cases.append((ty, call))
