@@ -7,9 +7,12 @@
 
 pub mod cli;
 pub mod diag;
+pub mod expr;
+pub mod functions;
 pub mod henc;
 pub mod load;
 pub mod module;
 pub mod source;
 pub mod syntax;
+pub mod value;
 pub mod yaml;

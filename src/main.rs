@@ -16,6 +16,8 @@ struct Cli {
 enum Cmd {
     /// Check a policy and print it, as cf-promises does.
     Promises(PromisesArgs),
+    /// List the 186 built-in functions of CFEngine 3.21 with implemented / not implemented
+    Functions,
     /// Merge hENC files like the hENC Perl module (install as modules/henc); no FILE reads stdin
     Henc {
         /// For every class and variable: the file:line that decided it and the lines it overrode
@@ -65,6 +67,10 @@ struct PromisesArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.cmd {
+        Cmd::Functions => {
+            print!("{}", cfsim::functions::coverage_report());
+            return ExitCode::SUCCESS;
+        }
         Cmd::Henc {
             explain,
             lint,

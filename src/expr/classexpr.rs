@@ -1,0 +1,153 @@
+//! Class expressions: parse with pest's PrattParser (`!` > `.`/`&` > `|`/`||`, parentheses) and evaluate
+//! against an `EvalEnv`, with the agent's quirks: whitespace between two names is an error, other
+//! whitespace is removed, the longest parsable prefix is used and trailing text ignored (unless it starts
+//! with a dangling operator), `true`/`false` are literals.
+
+use std::sync::OnceLock;
+
+use pest::iterators::Pairs;
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+use pest::Parser;
+
+use super::env::EvalEnv;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "grammar/class_expr.pest"]
+struct ClassExprParser;
+
+/// A parsed class expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClassExpr {
+    Name(String),
+    Not(Box<ClassExpr>),
+    And(Box<ClassExpr>, Box<ClassExpr>),
+    Or(Box<ClassExpr>, Box<ClassExpr>),
+}
+
+/// Why a class expression is an ERROR (the guarded promise is skipped, `unless` runs in pass 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClassExprError {
+    /// `a b`: two names separated only by whitespace.
+    Whitespace(String),
+    /// Anything the parser rejects (`a.`, `!!a`, `(a`, empty).
+    Syntax(String),
+}
+
+impl std::fmt::Display for ClassExprError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClassExprError::Whitespace(e) => write!(
+                f,
+                "class expressions can't be separated by whitespace without an intervening operator in expression '{e}'"
+            ),
+            ClassExprError::Syntax(e) => write!(f, "Unable to parse class expression '{e}'"),
+        }
+    }
+}
+
+fn pratt() -> &'static PrattParser<Rule> {
+    static P: OnceLock<PrattParser<Rule>> = OnceLock::new();
+    P.get_or_init(|| {
+        PrattParser::new()
+            .op(Op::infix(Rule::or, Assoc::Left))
+            .op(Op::infix(Rule::and, Assoc::Left))
+            .op(Op::prefix(Rule::not))
+    })
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Rejects `a b` and removes all remaining whitespace.
+fn strip_whitespace(expr: &str) -> Result<String, ClassExprError> {
+    let b = expr.as_bytes();
+    let mut out = String::with_capacity(expr.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let before = start.checked_sub(1).map(|j| b[j]);
+            let after = b.get(i).copied();
+            if let (Some(x), Some(y)) = (before, after) {
+                if is_name_byte(x) && is_name_byte(y) {
+                    return Err(ClassExprError::Whitespace(expr.to_string()));
+                }
+            }
+            continue;
+        }
+        i += 1;
+    }
+    for c in expr.chars() {
+        if !c.is_ascii_whitespace() {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// Parses an expanded class expression.
+pub fn parse(expr: &str) -> Result<ClassExpr, ClassExprError> {
+    let text = strip_whitespace(expr)?;
+    let syntax = || ClassExprError::Syntax(expr.to_string());
+    let mut pairs = ClassExprParser::parse(Rule::top, &text).map_err(|_| syntax())?;
+    let top = pairs.next().ok_or_else(syntax)?;
+    let consumed = top.as_span().end();
+    if matches!(text.as_bytes().get(consumed), Some(b'.' | b'&' | b'|')) {
+        return Err(syntax());
+    }
+    let inner = top.into_inner().next().ok_or_else(syntax)?;
+    build(inner.into_inner()).ok_or_else(syntax)
+}
+
+fn build(pairs: Pairs<'_, Rule>) -> Option<ClassExpr> {
+    pratt()
+        .map_primary(|p| match p.as_rule() {
+            Rule::name => Some(ClassExpr::Name(p.as_str().to_string())),
+            Rule::expr => build(p.into_inner()),
+            _ => None,
+        })
+        .map_prefix(|_op, rhs| Some(ClassExpr::Not(Box::new(rhs?))))
+        .map_infix(|lhs, op, rhs| {
+            let (l, r) = (Box::new(lhs?), Box::new(rhs?));
+            Some(match op.as_rule() {
+                Rule::or => ClassExpr::Or(l, r),
+                _ => ClassExpr::And(l, r),
+            })
+        })
+        .parse(pairs)
+}
+
+impl ClassExpr {
+    /// Evaluates against the classes of `env`.
+    pub fn eval(&self, env: &dyn EvalEnv) -> bool {
+        match self {
+            ClassExpr::Name(n) => name_defined(n, env),
+            ClassExpr::Not(e) => !e.eval(env),
+            ClassExpr::And(a, b) => a.eval(env) && b.eval(env),
+            ClassExpr::Or(a, b) => a.eval(env) || b.eval(env),
+        }
+    }
+}
+
+fn name_defined(n: &str, env: &dyn EvalEnv) -> bool {
+    match n {
+        "true" | "any" => true,
+        "false" => false,
+        _ => match n.split_once(':') {
+            Some((ns, name)) => env.class_defined(Some(ns), name),
+            None => env.class_defined(None, n),
+        },
+    }
+}
+
+/// Parses and evaluates an already expanded expression. A `$`/`@` left in it is an error.
+pub fn eval_str(expr: &str, env: &dyn EvalEnv) -> Result<bool, ClassExprError> {
+    if expr.contains('$') || expr.contains('@') {
+        return Err(ClassExprError::Syntax(expr.to_string()));
+    }
+    Ok(parse(expr)?.eval(env))
+}

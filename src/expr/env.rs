@@ -1,0 +1,76 @@
+//! The evaluator-facing traits: `VarLookup` (variables, used by expansion) and `EvalEnv` (variables,
+//! classes, bundles and the few writes functions perform, e.g. `regextract` defining an array).
+
+use crate::value::Value;
+
+/// Read access to variables, already split into namespace, scope (bundle) and lval.
+pub trait VarLookup {
+    /// Namespace of the current frame (`default` unless `body file control` said otherwise).
+    fn current_ns(&self) -> &str;
+    /// Bundle (scope) of the current frame.
+    fn current_bundle(&self) -> &str;
+    /// Looks up a variable. `lval` may carry classic-array indices (`arr[k]`), already expanded.
+    fn get_var(&self, ns: &str, scope: &str, lval: &str) -> Option<Value>;
+}
+
+/// A defined class as listing functions (`classesmatching`, `getclassmetatags`) see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassInfo {
+    pub ns: String,
+    pub name: String,
+    pub tags: Vec<String>,
+}
+
+impl ClassInfo {
+    /// `name` in the default namespace, `ns:name` elsewhere (how `classesmatching` reports it).
+    pub fn qualified(&self) -> String {
+        if self.ns == "default" {
+            self.name.clone()
+        } else {
+            format!("{}:{}", self.ns, self.name)
+        }
+    }
+}
+
+/// A defined variable as listing functions (`variablesmatching`, `bundlestate`) see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarInfo {
+    pub ns: String,
+    pub scope: String,
+    pub lval: String,
+    pub value: Value,
+    pub tags: Vec<String>,
+}
+
+impl VarInfo {
+    /// `ns:scope.lval`, as `variablesmatching` reports it.
+    pub fn qualified(&self) -> String {
+        format!("{}:{}.{}", self.ns, self.scope, self.lval)
+    }
+}
+
+/// A bundle as `bundlesmatching` sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BundleInfo {
+    pub ns: String,
+    pub name: String,
+    pub tags: Vec<String>,
+}
+
+/// Everything a built-in function may ask of the evaluator.
+pub trait EvalEnv: VarLookup {
+    /// Whether class `name` is defined; `ns` is the namespace written in the expression, if any.
+    fn class_defined(&self, ns: Option<&str>, name: &str) -> bool;
+    /// All defined classes (hard and soft, global and bundle-local).
+    fn classes(&self) -> Vec<ClassInfo>;
+    /// All defined variables.
+    fn variables(&self) -> Vec<VarInfo>;
+    /// All bundles of the policy.
+    fn bundles(&self) -> Vec<BundleInfo>;
+    /// Defines (or replaces) a variable, e.g. the capture array of `regextract`.
+    fn define_var(&mut self, ns: &str, scope: &str, lval: &str, value: Value);
+    /// Promisers of the enclosing `methods` promises, outermost first.
+    fn callstack_promisers(&self) -> Vec<String>;
+    /// The call stack as `callstack_callers()` reports it (array of frame objects, innermost first).
+    fn callstack_callers(&self) -> serde_json::Value;
+}

@@ -1,0 +1,221 @@
+//! Scalar expansion of `$(…)`/`${…}` references, inside-out, keeping unresolved references literally
+//! where the agent keeps them. Lists and containers do not expand here (iteration binds them first).
+
+use indexmap::IndexMap;
+use serde_json::Value as Json;
+
+use super::env::VarLookup;
+use super::varref::VarRef;
+use crate::value::{json_leaf_string, Value};
+
+/// Maximum nesting of references inside references; deeper text is kept literally.
+pub const MAX_EXPANSION_DEPTH: usize = 32;
+
+/// Iteration values bound for one pass through a promise, keyed by the reference text between the
+/// delimiters (after inner expansion): `$(a)` and `${a}` share a binding, `$(main.a)` has its own.
+pub type Binding = IndexMap<String, String>;
+
+/// The result of expanding one string.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Expanded {
+    pub text: String,
+    /// Some reference could not be resolved to a scalar and was kept literally.
+    pub unresolved: bool,
+    /// The agent drops the whole promise: an unresolved reference that contained a nested reference
+    /// (`$(nosuch[$(k)])`, `$($(x))`), or a container leaf that is `null`.
+    pub dropped: bool,
+    /// Errors the agent logs while expanding (unterminated references).
+    pub errors: Vec<String>,
+}
+
+/// What one reference name denotes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    Scalar(String),
+    /// A list, or a container array/object (its scalar values).
+    Iterable(Vec<String>),
+    /// A container leaf that is `null`.
+    Null,
+    Missing,
+}
+
+/// Looks up a reference, walking into a data container for indices that are not classic-array keys.
+pub fn lookup(env: &dyn VarLookup, r: &VarRef) -> Option<Value> {
+    let (ns, scope) = r.resolve_scope(env);
+    if let Some(v) = env.get_var(&ns, &scope, &r.lval()) {
+        return Some(v);
+    }
+    for k in (0..r.indices.len()).rev() {
+        let base = VarRef {
+            indices: r.indices[..k].to_vec(),
+            ..r.clone()
+        };
+        if let Some(Value::Data(d)) = env.get_var(&ns, &scope, &base.lval()) {
+            return walk(&d, &r.indices[k..]).map(Value::Data);
+        }
+    }
+    None
+}
+
+fn walk(d: &Json, path: &[String]) -> Option<Json> {
+    let mut cur = d;
+    for key in path {
+        cur = match cur {
+            Json::Object(o) => o.get(key)?,
+            Json::Array(a) => a.get(key.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur.clone())
+}
+
+/// Resolves a reference name (the text between the delimiters, already expanded).
+pub fn resolve(env: &dyn VarLookup, name: &str) -> Resolved {
+    match lookup(env, &VarRef::parse(name)) {
+        Some(Value::Scalar(_, s)) => Resolved::Scalar(s),
+        Some(Value::List(_, items)) => Resolved::Iterable(items),
+        Some(Value::Data(d)) => match &d {
+            Json::Array(_) | Json::Object(_) => {
+                Resolved::Iterable(crate::value::json_scalar_values(&d))
+            }
+            Json::Null => Resolved::Null,
+            other => json_leaf_string(other).map_or(Resolved::Missing, Resolved::Scalar),
+        },
+        None => Resolved::Missing,
+    }
+}
+
+/// Finds the reference starting at byte `i` (`$(` or `${`): returns the end of the closing delimiter.
+pub fn reference_end(s: &str, i: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.get(i) != Some(&b'$') {
+        return None;
+    }
+    let (open, close) = match b.get(i + 1) {
+        Some(b'(') => (b'(', b')'),
+        Some(b'{') => (b'{', b'}'),
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (j, &c) in b.iter().enumerate().skip(i + 1) {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(j + 1);
+            }
+        }
+    }
+    None
+}
+
+/// Expands every scalar reference of `s`.
+pub fn expand_scalar(s: &str, env: &dyn VarLookup) -> Expanded {
+    expand_depth(s, env, None, 0)
+}
+
+/// Expands with iteration values bound (see [`Binding`]).
+pub fn expand_bound(s: &str, env: &dyn VarLookup, binding: &Binding) -> Expanded {
+    expand_depth(s, env, Some(binding), 0)
+}
+
+fn expand_depth(s: &str, env: &dyn VarLookup, binding: Option<&Binding>, depth: usize) -> Expanded {
+    let mut out = Expanded {
+        text: String::with_capacity(s.len()),
+        ..Expanded::default()
+    };
+    let mut i = 0;
+    let mut lit_start = 0;
+    while let Some(off) = s[i..].find('$') {
+        let start = i + off;
+        let opens = matches!(s.as_bytes().get(start + 1), Some(b'(' | b'{'));
+        let Some(end) = reference_end(s, start).filter(|_| depth < MAX_EXPANSION_DEPTH) else {
+            if opens && depth < MAX_EXPANSION_DEPTH {
+                let rest = &s[start + 2..];
+                let close = if s.as_bytes().get(start + 1) == Some(&b'(') {
+                    ')'
+                } else {
+                    '}'
+                };
+                out.errors
+                    .push(format!("No closing '{close}' found for variable: {rest}"));
+                out.errors.push(format!(
+                    "Variable reference close mismatch '{}'",
+                    &s[start..]
+                ));
+                out.text.push_str(&s[lit_start..start]);
+                out.text.push_str(&s[start..start + 2]);
+                out.text.push(close);
+                out.unresolved = true;
+                return out;
+            }
+            i = start + 1;
+            continue;
+        };
+        out.text.push_str(&s[lit_start..start]);
+        let raw_inner = &s[start + 2..end - 1];
+        let inner = expand_depth(raw_inner, env, binding, depth + 1);
+        out.errors.extend(inner.errors.iter().cloned());
+        out.dropped |= inner.dropped;
+        let bound = binding.and_then(|b| b.get(&inner.text)).cloned();
+        let resolved = match bound {
+            Some(v) => Resolved::Scalar(v),
+            None => resolve(env, &inner.text),
+        };
+        match resolved {
+            Resolved::Scalar(v) if !inner.unresolved => out.text.push_str(&v),
+            other => {
+                out.unresolved = true;
+                if other == Resolved::Null || raw_inner.contains("$(") || raw_inner.contains("${") {
+                    out.dropped = true;
+                }
+                out.text.push_str(&s[start..start + 2]);
+                out.text.push_str(&inner.text);
+                out.text.push_str(&s[end - 1..end]);
+            }
+        }
+        i = end;
+        lit_start = end;
+    }
+    out.text.push_str(&s[lit_start..]);
+    out
+}
+
+/// Whether a string still contains a `$(`/`${` reference (the agent's "looks unresolved" test).
+pub fn has_reference(s: &str) -> bool {
+    s.contains("$(") || s.contains("${")
+}
+
+/// `@(name)` as a whole string: the name of a list spliced into a list or argument.
+pub fn naked_list_name(s: &str) -> Option<&str> {
+    let inner = s
+        .strip_prefix("@(")
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| s.strip_prefix("@{").and_then(|r| r.strip_suffix('}')))?;
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// Splices `@(list)` elements into a list: each element that is exactly `@(x)` with `x` a list (or
+/// container) is replaced by its elements; other elements are expanded as scalars.
+pub fn expand_list(items: &[String], env: &dyn VarLookup) -> Vec<String> {
+    let mut out = Vec::new();
+    for it in items {
+        if let Some(name) = naked_list_name(it) {
+            let name = expand_scalar(name, env).text;
+            match resolve(env, &name) {
+                Resolved::Iterable(v) => {
+                    out.extend(v);
+                    continue;
+                }
+                Resolved::Scalar(s) => {
+                    out.push(s);
+                    continue;
+                }
+                Resolved::Missing | Resolved::Null => {}
+            }
+        }
+        out.push(expand_scalar(it, env).text);
+    }
+    out
+}

@@ -1,0 +1,86 @@
+//! Implicit iteration: which lists/containers referenced by a promise's strings iterate, and the
+//! cartesian bindings in the agent's order (first mentioned = outermost; the same variable bound once;
+//! references nested in indices are bound before the reference that contains them).
+
+use super::env::VarLookup;
+use super::expand::{expand_bound, reference_end, resolve, Binding, Resolved};
+
+/// Upper bound on the number of iterations one promise may produce.
+pub const MAX_ITERATIONS: usize = 1_000_000;
+
+/// Reference texts (between the delimiters, unexpanded) of `s`, inner references before outer ones.
+pub fn references(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(s, &mut out, 0);
+    out
+}
+
+fn collect(s: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > super::expand::MAX_EXPANSION_DEPTH {
+        return;
+    }
+    let mut i = 0;
+    while let Some(off) = s[i..].find('$') {
+        let start = i + off;
+        match reference_end(s, start) {
+            Some(end) => {
+                let inner = &s[start + 2..end - 1];
+                collect(inner, out, depth + 1);
+                out.push(inner.to_string());
+                i = end;
+            }
+            None => i = start + 1,
+        }
+    }
+}
+
+/// Error when a promise would iterate more than [`MAX_ITERATIONS`] times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooManyIterations;
+
+/// All bindings for a promise whose strings (promiser, promisee, constraint values, in that order) are
+/// `strings`. No iterable reference gives one empty binding; an empty list gives none.
+pub fn bindings(strings: &[&str], env: &dyn VarLookup) -> Result<Vec<Binding>, TooManyIterations> {
+    let mut refs: Vec<String> = Vec::new();
+    for s in strings {
+        for r in references(s) {
+            if !refs.contains(&r) {
+                refs.push(r);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&refs, 0, &mut Binding::new(), env, &mut out)?;
+    Ok(out)
+}
+
+fn walk(
+    refs: &[String],
+    i: usize,
+    cur: &mut Binding,
+    env: &dyn VarLookup,
+    out: &mut Vec<Binding>,
+) -> Result<(), TooManyIterations> {
+    let Some(r) = refs.get(i) else {
+        if out.len() >= MAX_ITERATIONS {
+            return Err(TooManyIterations);
+        }
+        out.push(cur.clone());
+        return Ok(());
+    };
+    let name = expand_bound(r, env, cur);
+    if name.unresolved || cur.contains_key(&name.text) {
+        return walk(refs, i + 1, cur, env, out);
+    }
+    match resolve(env, &name.text) {
+        Resolved::Iterable(values) => {
+            for v in values {
+                cur.insert(name.text.clone(), v);
+                walk(refs, i + 1, cur, env, out)?;
+                cur.shift_remove(&name.text);
+            }
+            Ok(())
+        }
+        _ => walk(refs, i + 1, cur, env, out),
+    }
+}

@@ -1,0 +1,51 @@
+//! The expression layer: variable references and their expansion, implicit iteration planning, class
+//! expressions, and the environment traits (`EvalEnv` for variables/classes, `HostEnv` for the machine)
+//! through which built-in functions see the world. Nothing here depends on the AST.
+
+pub mod classexpr;
+pub mod env;
+pub mod expand;
+pub mod host;
+pub mod iterate;
+pub mod localhost;
+pub mod memenv;
+pub mod varref;
+
+pub use env::{ClassInfo, EvalEnv, VarInfo, VarLookup};
+pub use expand::{expand_scalar, Expanded};
+pub use varref::VarRef;
+
+/// The `const` scope of the agent: `$(const.n)` newline, `t` tab, `r` CR, `dollar`, `at`, `dirsep`,
+/// `endl` (newline).
+pub const CONST_VARS: &[(&str, &str)] = &[
+    ("at", "@"),
+    ("dirsep", "/"),
+    ("dollar", "$"),
+    ("endl", "\n"),
+    ("n", "\n"),
+    ("r", "\r"),
+    ("t", "\t"),
+];
+
+/// Canonifies a string the way CFEngine forms class names: every byte outside `[A-Za-z0-9_]` becomes `_`
+/// (a multibyte UTF-8 character gives one `_` per byte).
+pub fn canonify(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'_' {
+                b as char
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn canonify_replaces_each_byte() {
+        // recorded in the spec §1.6: canonify("a.b-c:d é/x y") = a_b_c_d____x_y
+        assert_eq!(super::canonify("a.b-c:d é/x y"), "a_b_c_d____x_y");
+    }
+}

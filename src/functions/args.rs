@@ -1,0 +1,230 @@
+//! Argument helpers shared by the families: range/option checks, the collecting-function convention
+//! (variable name, `@(x)`, inline JSON, or a nested call's list/data), boolean options, regex compilation
+//! with the agent's PCRE semantics.
+
+use serde_json::Value as Json;
+
+use super::{CallCtx, FnArg, FnFail};
+use crate::expr::expand::lookup;
+use crate::expr::varref::VarRef;
+use crate::value::{json_leaf_string, parse_int, parse_real, Value};
+
+/// `None` when `text` is an int inside `range` (`"lo,hi"`), else the agent's complaint.
+pub fn check_int_range(text: &str, range: &str) -> Option<&'static str> {
+    let Some(v) = parse_int(text) else {
+        return Some("Cannot parse value as integer");
+    };
+    let (lo, hi) = range.split_once(',')?;
+    let (lo, hi) = (parse_int(lo)?, parse_int(hi)?);
+    (v < lo || v > hi).then_some("Integer is out of range")
+}
+
+/// `None` when `text` is a real inside `range`.
+pub fn check_real_range(text: &str, range: &str) -> Option<&'static str> {
+    let Some(v) = parse_real(text) else {
+        return Some("Cannot parse value as real number");
+    };
+    let (lo, hi) = range.split_once(',')?;
+    let (lo, hi) = (parse_real(lo)?, parse_real(hi)?);
+    (v < lo || v > hi).then_some("Real value is out of range")
+}
+
+/// `None` when `text` is one of the comma-separated `menu` entries.
+pub fn check_option(text: &str, menu: &str) -> Option<&'static str> {
+    (!menu.split(',').any(|m| m == text)).then_some("Selection is out of bounds")
+}
+
+/// A CFEngine boolean option (`true/yes/on` vs `false/no/off`).
+pub fn bool_opt(text: &str) -> bool {
+    matches!(text, "true" | "yes" | "on")
+}
+
+/// An int argument (already range-checked by the signature).
+pub fn int_arg(a: &FnArg) -> i64 {
+    parse_int(a.text()).unwrap_or(0)
+}
+
+/// Resolves a collecting argument to its value, or `None` (variable missing, JSON invalid).
+pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
+    if let Some(name) = &a.naked {
+        return lookup(&*ctx.env, &VarRef::parse(name)).or_else(|| classic_array(ctx, name));
+    }
+    match &a.value {
+        Value::List(..) | Value::Data(_) => Some(a.value.clone()),
+        Value::Scalar(_, s) => {
+            if let Some(v) = lookup(&*ctx.env, &VarRef::parse(s)) {
+                return Some(v);
+            }
+            if let Some(v) = classic_array(ctx, s) {
+                return Some(v);
+            }
+            let t = s.trim_start();
+            if t.starts_with('[') || t.starts_with('{') {
+                return super::json::parse(s).ok().map(Value::Data);
+            }
+            None
+        }
+    }
+}
+
+/// A classic array `name[k]…` of the referenced bundle as a JSON object (first index → value; deeper
+/// indices nest), or `None` when there is no such element.
+pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
+    let r = VarRef::parse(name);
+    let (ns, scope) = r.resolve_scope(&*ctx.env);
+    let prefix = r.lval();
+    let mut obj = serde_json::Map::new();
+    for v in ctx.env.variables() {
+        if v.ns != ns || v.scope != scope {
+            continue;
+        }
+        let Some(rest) = v.lval.strip_prefix(&prefix).filter(|r| r.starts_with('[')) else {
+            continue;
+        };
+        let keys = VarRef::parse(&format!("x{rest}")).indices;
+        insert_path(&mut obj, &keys, v.value.to_json());
+    }
+    (!obj.is_empty()).then_some(Value::Data(Json::Object(obj)))
+}
+
+fn insert_path(obj: &mut serde_json::Map<String, Json>, keys: &[String], value: Json) {
+    match keys {
+        [] => {}
+        [k] => {
+            obj.insert(k.clone(), value);
+        }
+        [k, rest @ ..] => {
+            let entry = obj
+                .entry(k.clone())
+                .or_insert_with(|| Json::Object(serde_json::Map::new()));
+            if !entry.is_object() {
+                *entry = Json::Object(serde_json::Map::new());
+            }
+            if let Json::Object(inner) = entry {
+                insert_path(inner, rest, value);
+            }
+        }
+    }
+}
+
+/// Like [`collect`], but logs the agent's verbose note and fails when missing.
+pub fn collect_or_fail(ctx: &mut CallCtx<'_>, fname: &str, a: &FnArg) -> Result<Value, FnFail> {
+    match collect(ctx, a) {
+        Some(v) => Ok(v),
+        None => {
+            ctx.verbose(format!(
+                "{fname}: argument '{}' is not a variable reference or valid JSON",
+                a.naked.as_deref().unwrap_or(a.text())
+            ));
+            Err(FnFail)
+        }
+    }
+}
+
+/// The elements of a collected value as strings (data: scalar values of an array/object, in order).
+pub fn elements(v: &Value) -> Vec<String> {
+    match v {
+        Value::Scalar(_, s) => vec![s.clone()],
+        Value::List(_, items) => items.clone(),
+        Value::Data(Json::Array(a)) => a.iter().filter_map(json_leaf_string).collect(),
+        Value::Data(Json::Object(o)) => o.values().filter_map(json_leaf_string).collect(),
+        Value::Data(other) => json_leaf_string(other).into_iter().collect(),
+    }
+}
+
+/// A collected value as JSON (lists become arrays of strings).
+pub fn as_json(v: &Value) -> Json {
+    v.to_json()
+}
+
+/// A compiled regex with the agent's semantics: PCRE without UTF mode (bytes; `\\w`, `.` and `(?i)`
+/// are ASCII/byte based), DOTALL and MULTILINE.
+#[derive(Debug, Clone)]
+pub struct Re(pub regex::bytes::Regex);
+
+impl Re {
+    /// The agent's "full match": the first (leftmost) match must span the whole string.
+    pub fn full_match(&self, s: &str) -> bool {
+        self.0
+            .find(s.as_bytes())
+            .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+    }
+}
+
+/// Compiles a regex as the agent does; logs the agent's error on failure.
+pub fn regex(ctx: &mut CallCtx<'_>, re: &str) -> Result<Re, FnFail> {
+    compile(re).map_err(|(msg, off)| {
+        ctx.fail(format!(
+            "Regular expression error: pcre_compile() '{msg}' in expression '{re}' (offset: {off})"
+        ))
+    })
+}
+
+/// Rewrites non-ASCII characters as byte escapes so they match byte-wise, as PCRE without UTF does.
+fn bytewise(re: &str) -> String {
+    let mut out = String::with_capacity(re.len());
+    for c in re.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
+    }
+    out
+}
+
+/// Compiles with the agent's flags; the error is a PCRE message and offset.
+pub fn compile(re: &str) -> Result<Re, (String, usize)> {
+    regex::bytes::Regex::new(&format!("(?ms-u){}", bytewise(re)))
+        .map(Re)
+        .map_err(|e| pcre_error(re, &e.to_string()))
+}
+
+fn pcre_error(re: &str, rust_msg: &str) -> (String, usize) {
+    let b = re.as_bytes();
+    let mut depth = 0i64;
+    let mut i = 0;
+    let mut in_class = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class => depth += 1,
+            b')' if !in_class => {
+                depth -= 1;
+                if depth < 0 {
+                    return ("unmatched parentheses".into(), i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if in_class {
+        return ("missing terminating ] for character class".into(), re.len());
+    }
+    if depth > 0 {
+        return ("missing )".into(), re.len());
+    }
+    if rust_msg.contains("repetition operator missing expression") {
+        let pos = b
+            .iter()
+            .enumerate()
+            .position(|(j, c)| {
+                matches!(c, b'*' | b'+' | b'?') && (j == 0 || matches!(b[j - 1], b'(' | b'|'))
+            })
+            .unwrap_or(0);
+        return ("nothing to repeat".into(), pos);
+    }
+    let last = rust_msg.lines().last().unwrap_or(rust_msg).trim();
+    (format!("cfsim regex engine: {last}"), 0)
+}
+
+/// The agent's "full match" (see [`Re::full_match`]).
+pub fn full_match(re: &Re, s: &str) -> bool {
+    re.full_match(s)
+}

@@ -1,0 +1,300 @@
+//! A function-call expression as written in policy (`join(",", getindices("d"))`): a small parser for
+//! quoted-string and nested-call arguments, and `eval_call`, which evaluates arguments (expansion, `@(x)`
+//! passing, nested calls), applies the unresolved-argument rule and calls through the table. The
+//! evaluator uses `eval_args_then_call` with its own AST; tests and `cfsim functions --eval` use this.
+
+use super::cache::FnCache;
+use super::{skips_on_unresolved, CallCtx, CallOutcome, FnArg};
+use crate::expr::expand::{expand_scalar, lookup, naked_list_name};
+use crate::expr::varref::VarRef;
+use crate::value::Value;
+
+/// Maximum nesting of calls in one expression.
+pub const MAX_CALL_DEPTH: usize = 64;
+
+/// One argument of a parsed call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallArg {
+    /// A quoted string, escapes already removed (variables not yet expanded).
+    Str(String),
+    /// A nested call.
+    Call(CallExpr),
+}
+
+/// A parsed call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallExpr {
+    pub name: String,
+    pub args: Vec<CallArg>,
+}
+
+/// Parses `name(arg, …)`; the whole text must be one call.
+pub fn parse_call(text: &str) -> Result<CallExpr, String> {
+    let mut p = P {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let c = p.call(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(format!("unexpected text after the call at byte {}", p.i));
+    }
+    Ok(c)
+}
+
+struct P<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl P<'_> {
+    fn ws(&mut self) {
+        while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+    fn call(&mut self, depth: usize) -> Result<CallExpr, String> {
+        if depth > MAX_CALL_DEPTH {
+            return Err("calls nested too deeply".into());
+        }
+        self.ws();
+        let start = self.i;
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b':')
+        {
+            self.i += 1;
+        }
+        let name = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        if name.is_empty() {
+            return Err(format!("expected a function name at byte {start}"));
+        }
+        self.ws();
+        if self.s.get(self.i) != Some(&b'(') {
+            return Err(format!("expected `(` after `{name}`"));
+        }
+        self.i += 1;
+        let mut args = Vec::new();
+        loop {
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b')') => {
+                    self.i += 1;
+                    return Ok(CallExpr { name, args });
+                }
+                Some(b',') if !args.is_empty() => {
+                    self.i += 1;
+                    self.ws();
+                }
+                _ if args.is_empty() => {}
+                _ => return Err(format!("expected `,` or `)` at byte {}", self.i)),
+            }
+            match self.s.get(self.i) {
+                Some(&q @ (b'"' | b'\'' | b'`')) => args.push(CallArg::Str(self.string(q)?)),
+                Some(b'@' | b'$') => args.push(CallArg::Str(self.naked()?)),
+                Some(_) => args.push(self.call_or_symbol(depth + 1)?),
+                None => return Err("unterminated call".into()),
+            }
+        }
+    }
+    /// A nested call, or a bare identifier (the agent passes it as a string).
+    fn call_or_symbol(&mut self, depth: usize) -> Result<CallArg, String> {
+        let save = self.i;
+        let mut j = self.i;
+        while self
+            .s
+            .get(j)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.' || *c == b':')
+        {
+            j += 1;
+        }
+        let mut k = j;
+        while self.s.get(k).is_some_and(|c| c.is_ascii_whitespace()) {
+            k += 1;
+        }
+        if j > save && self.s.get(k) != Some(&b'(') {
+            self.i = j;
+            return Ok(CallArg::Str(
+                String::from_utf8_lossy(&self.s[save..j]).into_owned(),
+            ));
+        }
+        Ok(CallArg::Call(self.call(depth)?))
+    }
+
+    /// A naked `@(x)`/`$(x)` argument, kept as its text.
+    fn naked(&mut self) -> Result<String, String> {
+        let text = String::from_utf8_lossy(&self.s[self.i..]).into_owned();
+        let t = text.replacen('@', "$", 1);
+        let end =
+            crate::expr::expand::reference_end(&t, 0).ok_or("unterminated variable reference")?;
+        self.i += end;
+        Ok(text[..end].to_string())
+    }
+
+    fn string(&mut self, q: u8) -> Result<String, String> {
+        self.i += 1;
+        let mut out = Vec::new();
+        while let Some(&c) = self.s.get(self.i) {
+            self.i += 1;
+            if c == q {
+                return Ok(String::from_utf8_lossy(&out).into_owned());
+            }
+            if c == b'\\' && q != b'`' {
+                match self.s.get(self.i) {
+                    Some(&n) if n == q || n == b'\\' => {
+                        out.push(n);
+                        self.i += 1;
+                        continue;
+                    }
+                    Some(b'\n') => {
+                        self.i += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            out.push(c);
+        }
+        Err("unterminated string".into())
+    }
+}
+
+/// Result of evaluating a call expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EvalOutcome {
+    Value(Value),
+    /// An argument was unresolved: the call is skipped this pass.
+    Unresolved,
+    Failed,
+    Unknown,
+    NotImplemented,
+}
+
+/// Evaluates one string argument: `@(x)` passes the variable, other text is expanded.
+pub fn eval_str_arg(ctx: &CallCtx<'_>, s: &str) -> (FnArg, bool) {
+    if let Some(name) = naked_list_name(s) {
+        let name = expand_scalar(name, &*ctx.env).text;
+        let found = lookup(&*ctx.env, &VarRef::parse(&name));
+        let unresolved = found.is_none();
+        let value = found.unwrap_or_else(|| Value::str(s));
+        return (
+            FnArg {
+                value,
+                naked: Some(name),
+            },
+            unresolved,
+        );
+    }
+    let e = expand_scalar(s, &*ctx.env);
+    (FnArg::str(e.text), e.unresolved)
+}
+
+/// Replaces `$(this…)` references in every string of a call (for mapping with a call as pattern).
+fn substitute_call(call: &CallExpr, pairs: &[(&str, &str)]) -> CallExpr {
+    CallExpr {
+        name: call.name.clone(),
+        args: call
+            .args
+            .iter()
+            .map(|a| match a {
+                CallArg::Str(s) => CallArg::Str(super::lists::substitute_this(s, pairs)),
+                CallArg::Call(c) => CallArg::Call(substitute_call(c, pairs)),
+            })
+            .collect(),
+    }
+}
+
+/// `maplist`/`maparray` whose pattern is itself a call: the agent evaluates the call per element.
+fn map_with_call(
+    ctx: &mut CallCtx<'_>,
+    call: &CallExpr,
+    pattern: &CallExpr,
+    cache: &mut FnCache,
+) -> EvalOutcome {
+    let Some(CallArg::Str(src)) = call.args.get(1) else {
+        return EvalOutcome::Failed;
+    };
+    let (arg, _) = eval_str_arg(ctx, src);
+    let Some(v) = super::args::collect(ctx, &arg) else {
+        return EvalOutcome::Failed;
+    };
+    let pairs: Vec<(String, String)> = if call.name == "maplist" {
+        super::args::elements(&v)
+            .into_iter()
+            .map(|e| (String::new(), e))
+            .collect()
+    } else {
+        super::lists::map_pairs(&v)
+    };
+    let mut out = Vec::new();
+    for (k, e) in &pairs {
+        let sub = if call.name == "maplist" {
+            substitute_call(pattern, &[("this", e)])
+        } else {
+            substitute_call(pattern, &[("this.k", k), ("this.v", e)])
+        };
+        match eval_call(ctx, &sub, cache) {
+            EvalOutcome::Value(Value::Scalar(_, s)) => out.push(s),
+            EvalOutcome::Value(_) => {}
+            other => return other,
+        }
+    }
+    EvalOutcome::Value(Value::slist(out))
+}
+
+/// Evaluates arguments and calls (through `cache` when given).
+pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) -> EvalOutcome {
+    if matches!(call.name.as_str(), "maplist" | "maparray") && call.args.len() == 2 {
+        if let Some(CallArg::Call(pattern)) = call.args.first() {
+            return map_with_call(ctx, call, pattern, cache);
+        }
+    }
+    let mut args = Vec::with_capacity(call.args.len());
+    let mut unresolved = false;
+    for a in &call.args {
+        match a {
+            CallArg::Str(s) => {
+                let (arg, u) = eval_str_arg(ctx, s);
+                unresolved |= u;
+                args.push(arg);
+            }
+            CallArg::Call(c) => match eval_call(ctx, c, cache) {
+                EvalOutcome::Value(v) => args.push(FnArg {
+                    value: v,
+                    naked: None,
+                }),
+                other => return other,
+            },
+        }
+    }
+    if unresolved && skips_on_unresolved(&call.name, args.len()) {
+        return EvalOutcome::Unresolved;
+    }
+    match cache.call(ctx, &call.name, &args) {
+        CallOutcome::Value(v) => EvalOutcome::Value(v),
+        CallOutcome::Failed => EvalOutcome::Failed,
+        CallOutcome::Unknown => EvalOutcome::Unknown,
+        CallOutcome::NotImplemented => EvalOutcome::NotImplemented,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nested_calls_and_escapes() {
+        let c = parse_call(r#"join(",", getindices('d\'x'), "a\"b\\c\n")"#).unwrap();
+        assert_eq!(c.name, "join");
+        assert_eq!(c.args.len(), 3);
+        assert_eq!(c.args[2], CallArg::Str("a\"b\\c\\n".into()));
+        match &c.args[1] {
+            CallArg::Call(inner) => assert_eq!(inner.args, vec![CallArg::Str("d'x".into())]),
+            other => unreachable!("{other:?}"),
+        }
+        assert!(parse_call("f(").is_err());
+        assert!(parse_call("f() x").is_err());
+    }
+}

@@ -1,0 +1,355 @@
+//! File functions answered by the host: fileexists, filesexist, isdir, isplain, islink, isexecutable,
+//! isnewerthan, accessedbefore, changedbefore, filesize, filestat, lsdir, findfiles, file_hash.
+
+use super::args::{bool_opt, collect_or_fail, elements, full_match, regex};
+use super::strings::{digest_hex, dirname_of};
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use crate::expr::host::FileStat;
+use crate::value::Value;
+
+/// Deepest directory level `**` expands to in `findfiles`.
+pub const GLOB_MAX_DEPTH: usize = 16;
+
+pub const FUNCTIONS: &[FnDef] = &[
+    def("fileexists", false, fileexists),
+    def("filesexist", false, filesexist),
+    def("isdir", false, isdir),
+    def("isplain", false, isplain),
+    def("islink", false, islink),
+    def("isexecutable", false, isexecutable),
+    def("isnewerthan", false, isnewerthan),
+    def("accessedbefore", false, accessedbefore),
+    def("changedbefore", false, changedbefore),
+    def("filesize", false, filesize),
+    def("filestat", false, filestat),
+    def("lsdir", false, lsdir),
+    def("findfiles", false, findfiles),
+    def("file_hash", false, file_hash),
+    def("hashmatch", false, hashmatch),
+    def("makerule", false, makerule),
+    def("findfiles_up", false, findfiles_up),
+    def("search_up", false, findfiles_up),
+];
+
+fn stat(ctx: &CallCtx<'_>, p: &str) -> Option<FileStat> {
+    ctx.host.stat(p, true)
+}
+
+fn lstat(ctx: &CallCtx<'_>, p: &str) -> Option<FileStat> {
+    ctx.host.stat(p, false)
+}
+
+fn fileexists(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(lstat(ctx, a[0].text()).is_some()))
+}
+
+fn filesexist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let files = elements(&collect_or_fail(ctx, "filesexist", &a[0])?);
+    Ok(Value::context(
+        !files.is_empty() && files.iter().all(|f| lstat(ctx, f).is_some()),
+    ))
+}
+
+fn isdir(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        stat(ctx, a[0].text()).is_some_and(|s| s.is_dir),
+    ))
+}
+
+fn isplain(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        lstat(ctx, a[0].text()).is_some_and(|s| s.is_file && !s.is_symlink),
+    ))
+}
+
+fn islink(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        lstat(ctx, a[0].text()).is_some_and(|s| s.is_symlink),
+    ))
+}
+
+fn isexecutable(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        stat(ctx, a[0].text()).is_some_and(|s| s.mode & 0o111 != 0),
+    ))
+}
+
+fn compare_times(ctx: &CallCtx<'_>, a: &[FnArg], f: fn(&FileStat) -> i64) -> Option<bool> {
+    let x = stat(ctx, a[0].text())?;
+    let y = stat(ctx, a[1].text())?;
+    Some(f(&x) > f(&y))
+}
+
+fn isnewerthan(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        compare_times(ctx, a, |s| s.mtime).unwrap_or(false),
+    ))
+}
+
+fn accessedbefore(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        compare_times(ctx, &[a[1].clone(), a[0].clone()], |s| s.atime).unwrap_or(false),
+    ))
+}
+
+fn changedbefore(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        compare_times(ctx, &[a[1].clone(), a[0].clone()], |s| s.ctime).unwrap_or(false),
+    ))
+}
+
+fn filesize(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    match stat(ctx, a[0].text()) {
+        Some(s) => Ok(Value::int(s.size as i64)),
+        None => Err(FnFail),
+    }
+}
+
+/// `ls -l` style permission string.
+pub fn permstr(s: &FileStat) -> String {
+    let kind = if s.is_symlink {
+        'l'
+    } else if s.is_dir {
+        'd'
+    } else {
+        '-'
+    };
+    let mut out = String::from(kind);
+    for shift in [6u32, 3, 0] {
+        let bits = (s.mode >> shift) & 7;
+        out.push(if bits & 4 != 0 { 'r' } else { '-' });
+        out.push(if bits & 2 != 0 { 'w' } else { '-' });
+        out.push(if bits & 1 != 0 { 'x' } else { '-' });
+    }
+    out
+}
+
+fn filestat(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let path = a[0].text();
+    let Some(s) = lstat(ctx, path) else {
+        return Err(FnFail);
+    };
+    let v = match a[1].text() {
+        "size" => s.size.to_string(),
+        "gid" => s.gid.to_string(),
+        "uid" => s.uid.to_string(),
+        "ino" => s.ino.to_string(),
+        "nlink" => s.nlink.to_string(),
+        "ctime" => s.ctime.to_string(),
+        "atime" => s.atime.to_string(),
+        "mtime" => s.mtime.to_string(),
+        "xattr" => String::new(),
+        "mode" => s.mode.to_string(),
+        "modeoct" => format!("{:o}", s.mode),
+        "permstr" => permstr(&s),
+        "permoct" => format!("{:o}", s.mode & 0o7777),
+        "type" => if s.is_symlink {
+            "symlink"
+        } else if s.is_dir {
+            "directory"
+        } else if s.is_file {
+            "regular file"
+        } else {
+            "special file"
+        }
+        .to_string(),
+        "devno" => s.dev.to_string(),
+        "dev_major" => ((s.dev >> 8) & 0xfff).to_string(),
+        "dev_minor" => ((s.dev & 0xff) | ((s.dev >> 12) & 0xfff00)).to_string(),
+        "basename" => path
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string(),
+        "dirname" => dirname_of(path),
+        "linktarget" | "linktarget_shallow" => match &s.link_target {
+            Some(t) => t.clone(),
+            None => path.to_string(),
+        },
+        _ => return Err(FnFail),
+    };
+    Ok(Value::str(v))
+}
+
+fn lsdir(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let dir = a[0].text();
+    let re = regex(ctx, a[1].text())?;
+    let full = bool_opt(a[2].text());
+    let Some(mut entries) = ctx.host.list_dir(dir) else {
+        ctx.error(format!(
+            "Directory '{dir}' could not be accessed in lsdir(), (opendir: No such file or directory)"
+        ));
+        return Ok(Value::slist(Vec::new()));
+    };
+    entries.push(".".into());
+    entries.push("..".into());
+    entries.sort();
+    let out = entries
+        .into_iter()
+        .filter(|e| full_match(&re, e))
+        .map(|e| {
+            if full {
+                format!("{}/{e}", dir.trim_end_matches('/'))
+            } else {
+                e
+            }
+        })
+        .collect();
+    Ok(Value::slist(out))
+}
+
+/// Shell glob of one path component (`*`, `?`, `[...]`); a leading `.` needs an explicit match.
+pub fn glob_component(pat: &str, name: &str) -> bool {
+    if name.starts_with('.') && !pat.starts_with('.') {
+        return false;
+    }
+    let mut re = String::from("^");
+    let mut chars = pat.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            '[' => {
+                re.push('[');
+                if chars.peek() == Some(&'!') {
+                    chars.next();
+                    re.push('^');
+                }
+                for d in chars.by_ref() {
+                    if d == ']' {
+                        break;
+                    }
+                    if d == '\\' || d == '[' {
+                        re.push('\\');
+                    }
+                    re.push(d);
+                }
+                re.push(']');
+            }
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).is_ok_and(|r| r.is_match(name))
+}
+
+fn glob_walk(ctx: &CallCtx<'_>, base: &str, parts: &[&str], out: &mut Vec<String>) {
+    let Some((first, rest)) = parts.split_first() else {
+        out.push(base.to_string());
+        return;
+    };
+    let join = |name: &str| {
+        if base == "/" {
+            format!("/{name}")
+        } else {
+            format!("{base}/{name}")
+        }
+    };
+    if *first == "**" {
+        for depth in 1..=GLOB_MAX_DEPTH {
+            let mut expanded: Vec<&str> = vec!["*"; depth];
+            expanded.extend_from_slice(rest);
+            glob_walk(ctx, base, &expanded, out);
+        }
+        return;
+    }
+    if !first.contains(['*', '?', '[']) {
+        let p = join(first);
+        if rest.is_empty() {
+            if ctx.host.stat(&p, false).is_some() {
+                out.push(p);
+            }
+        } else {
+            glob_walk(ctx, &p, rest, out);
+        }
+        return;
+    }
+    let Some(entries) = ctx.host.list_dir(base) else {
+        return;
+    };
+    for e in entries {
+        if glob_component(first, &e) {
+            glob_walk(ctx, &join(&e), rest, out);
+        }
+    }
+}
+
+fn findfiles(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let mut out = Vec::new();
+    for pat in a.iter().map(FnArg::text) {
+        if !pat.starts_with('/') {
+            continue;
+        }
+        let parts: Vec<&str> = pat.split('/').filter(|p| !p.is_empty()).collect();
+        let mut found = Vec::new();
+        glob_walk(ctx, "/", &parts, &mut found);
+        found.sort();
+        found.dedup();
+        out.extend(found);
+    }
+    Ok(Value::slist(out))
+}
+
+fn file_hash(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let algo = a[1].text();
+    match ctx.host.read_file(a[0].text()) {
+        Some(data) => Ok(Value::str(digest_hex(algo, &data))),
+        None => {
+            let len = digest_hex(algo, b"").len();
+            Ok(Value::str("0".repeat(len)))
+        }
+    }
+}
+
+fn hashmatch(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let Some(data) = ctx.host.read_file(a[0].text()) else {
+        return Ok(Value::context(false));
+    };
+    let digest = digest_hex(a[1].text(), &data);
+    Ok(Value::context(digest.eq_ignore_ascii_case(a[2].text())))
+}
+
+fn makerule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let Some(target) = stat(ctx, a[0].text()) else {
+        return Ok(Value::context(true));
+    };
+    let sources = match super::args::collect(ctx, &a[1]) {
+        Some(v) => elements(&v),
+        None => vec![a[1].text().to_string()],
+    };
+    let newer = sources
+        .iter()
+        .any(|s| stat(ctx, s).is_some_and(|st| st.mtime > target.mtime));
+    Ok(Value::context(newer))
+}
+
+fn findfiles_up(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let start = a[0].text().trim_end_matches('/').to_string();
+    let glob = a[1].text().trim_start_matches('/').to_string();
+    let max_level = a.get(2).map_or(i64::MAX, super::args::int_arg);
+    let mut out = Vec::new();
+    let mut dir = if start.is_empty() {
+        "/".to_string()
+    } else {
+        start
+    };
+    let mut level = 0i64;
+    loop {
+        let parts: Vec<&str> = dir
+            .split('/')
+            .chain(glob.split('/'))
+            .filter(|p| !p.is_empty())
+            .collect();
+        let mut found = Vec::new();
+        glob_walk(ctx, "/", &parts, &mut found);
+        found.sort();
+        out.extend(found.into_iter().map(serde_json::Value::String));
+        if dir == "/" || level >= max_level {
+            break;
+        }
+        dir = dirname_of(&dir);
+        level += 1;
+    }
+    Ok(Value::Data(serde_json::Value::Array(out)))
+}

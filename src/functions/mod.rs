@@ -1,0 +1,259 @@
+//! Built-in functions: the ONE table (name → implementation + purity), central argument checks against
+//! the generated signatures (`syntax::tables`), the call protocol (unresolved arguments skip the call,
+//! failures log the agent's error) and the per-run cache of impure functions. One file per family.
+
+pub mod args;
+pub mod cache;
+pub mod callexpr;
+pub mod classes;
+pub mod data;
+pub mod files;
+pub mod hosts;
+pub mod inventory;
+pub mod json;
+pub mod lists;
+pub mod math;
+pub mod mustache;
+pub mod net;
+pub mod readers;
+pub mod regex;
+pub mod strings;
+pub mod system;
+pub mod time;
+pub mod vars;
+
+use crate::expr::env::EvalEnv;
+use crate::expr::host::HostEnv;
+use crate::syntax::tables::{self, DataType, FnSpec};
+use crate::value::Value;
+
+/// Log level of a message a function emits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Verbose,
+}
+
+/// One message a function emitted (printed by the agent as `   error: <message>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    pub level: Level,
+    pub message: String,
+}
+
+/// One evaluated argument. `naked` is the variable name when the source argument was exactly `@(x)` or
+/// `$(x)` (collecting functions take the variable itself, not its expansion).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FnArg {
+    pub value: Value,
+    pub naked: Option<String>,
+}
+
+impl FnArg {
+    /// A plain string argument.
+    pub fn str(s: impl Into<String>) -> FnArg {
+        FnArg {
+            value: Value::str(s),
+            naked: None,
+        }
+    }
+
+    /// The scalar text of the argument (lists and data give an empty string).
+    pub fn text(&self) -> &str {
+        self.value.as_scalar().unwrap_or("")
+    }
+}
+
+/// The function failed; the reason was logged in `CallCtx::log`. The promise using it is not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FnFail;
+
+/// Result of one implementation.
+pub type FnResult = Result<Value, FnFail>;
+
+/// What a function sees while it runs.
+pub struct CallCtx<'a> {
+    pub env: &'a mut dyn EvalEnv,
+    pub host: &'a dyn HostEnv,
+    pub log: Vec<LogLine>,
+}
+
+impl<'a> CallCtx<'a> {
+    /// A context with an empty log.
+    pub fn new(env: &'a mut dyn EvalEnv, host: &'a dyn HostEnv) -> CallCtx<'a> {
+        CallCtx {
+            env,
+            host,
+            log: Vec::new(),
+        }
+    }
+
+    /// Logs an error and returns the failure.
+    pub fn fail(&mut self, message: impl Into<String>) -> FnFail {
+        self.error(message);
+        FnFail
+    }
+
+    /// Logs an error without failing.
+    pub fn error(&mut self, message: impl Into<String>) {
+        self.log.push(LogLine {
+            level: Level::Error,
+            message: message.into(),
+        });
+    }
+
+    /// Logs a verbose message.
+    pub fn verbose(&mut self, message: impl Into<String>) {
+        self.log.push(LogLine {
+            level: Level::Verbose,
+            message: message.into(),
+        });
+    }
+}
+
+/// A function implementation.
+pub type FnImpl = fn(&mut CallCtx<'_>, &[FnArg]) -> FnResult;
+
+/// One row of the table.
+pub struct FnDef {
+    pub name: &'static str,
+    /// False for functions that look at the machine or the clock: their results are cached per run.
+    pub pure: bool,
+    pub f: FnImpl,
+}
+
+/// Shorthand used by the family files to declare rows.
+pub const fn def(name: &'static str, pure: bool, f: FnImpl) -> FnDef {
+    FnDef { name, pure, f }
+}
+
+/// Every family's rows.
+const FAMILIES: &[&[FnDef]] = &[
+    strings::FUNCTIONS,
+    lists::FUNCTIONS,
+    data::FUNCTIONS,
+    regex::FUNCTIONS,
+    classes::FUNCTIONS,
+    vars::FUNCTIONS,
+    math::FUNCTIONS,
+    files::FUNCTIONS,
+    readers::FUNCTIONS,
+    system::FUNCTIONS,
+    net::FUNCTIONS,
+    hosts::FUNCTIONS,
+    inventory::FUNCTIONS,
+    time::FUNCTIONS,
+    mustache::FUNCTIONS,
+];
+
+/// Iterates the whole table.
+pub fn table() -> impl Iterator<Item = &'static FnDef> {
+    FAMILIES.iter().flat_map(|f| f.iter())
+}
+
+/// Looks up an implemented function.
+pub fn lookup(name: &str) -> Option<&'static FnDef> {
+    table().find(|d| d.name == name)
+}
+
+/// Whether an unresolved argument skips the call this pass (false for 3-argument `ifelse` and for the
+/// mapping functions, which see `$(this)` unexpanded).
+pub fn skips_on_unresolved(name: &str, nargs: usize) -> bool {
+    !matches!(
+        (name, nargs),
+        ("ifelse", 3) | ("maplist", _) | ("maparray", _) | ("mapdata", _)
+    )
+}
+
+/// Checks arity and argument types against the generated signature, with the agent's messages.
+pub fn check_args(ctx: &mut CallCtx<'_>, spec: &FnSpec, args: &[FnArg]) -> Result<(), FnFail> {
+    let n = spec.params.len();
+    if !spec.variadic && args.len() != n {
+        return Err(ctx.fail(format!(
+            "Arguments to function '{}' do not tally. Expected {} not {}",
+            spec.name,
+            n,
+            args.len()
+        )));
+    }
+    for (p, a) in spec.params.iter().zip(args) {
+        let Some(text) = a.value.as_scalar() else {
+            continue;
+        };
+        let problem = match p.ty {
+            DataType::Int => args::check_int_range(text, p.range),
+            DataType::Real => args::check_real_range(text, p.range),
+            DataType::Option => args::check_option(text, p.range),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            if problem == "Cannot parse value as integer" {
+                ctx.error(format!("Failed to parse integer number: {text}"));
+            }
+            return Err(ctx.fail(format!(
+                "Fatal CFEngine error: In function '{}', error in variable '{}', '{}'",
+                spec.name, text, problem
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Outcome of calling a function by name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    Value(Value),
+    /// Logged failure: the promise is not kept.
+    Failed,
+    /// The function does not exist in 3.21 (`Unknown function`).
+    Unknown,
+    /// A 3.21 function this crate does not implement.
+    NotImplemented,
+}
+
+/// Calls `name` with evaluated arguments: signature check, then the implementation.
+pub fn call(ctx: &mut CallCtx<'_>, name: &str, args: &[FnArg]) -> CallOutcome {
+    let Some(spec) = tables::function(name) else {
+        return CallOutcome::Unknown;
+    };
+    let Some(def) = lookup(name) else {
+        ctx.error(format!("cfsim does not implement the function '{name}'"));
+        return CallOutcome::NotImplemented;
+    };
+    if check_args(ctx, spec, args).is_err() {
+        return CallOutcome::Failed;
+    }
+    match (def.f)(ctx, args) {
+        Ok(v) => CallOutcome::Value(v),
+        Err(FnFail) => CallOutcome::Failed,
+    }
+}
+
+/// The coverage listing of `cfsim functions`: every 3.21 function with implemented / not implemented.
+pub fn coverage_report() -> String {
+    let mut out = String::new();
+    let mut done = 0;
+    for spec in tables::functions() {
+        let imp = lookup(spec.name).is_some();
+        if imp {
+            done += 1;
+        }
+        out.push_str(&format!(
+            "{:<28} {:<8} {:<14} {}\n",
+            spec.name,
+            spec.returns.name(),
+            spec.category,
+            if imp {
+                "implemented"
+            } else {
+                "not implemented"
+            }
+        ));
+    }
+    out.push_str(&format!(
+        "{done} of {} functions implemented\n",
+        tables::functions().len()
+    ));
+    out
+}

@@ -1,0 +1,322 @@
+//! `string_mustache`: Mustache rendering as CFEngine 3.21 does it — HTML escaping, sections over
+//! arrays/objects/booleans, inverted sections, comments, set-delimiter, standalone-line removal, and the
+//! CFEngine extensions `{{@}}` (current key), `{{$x}}` (compact JSON), `{{%x}}` (pretty JSON), `-top-`
+//! (the whole data). An object section iterates its entries only when its body uses `{{@}}`.
+
+use serde_json::Value as Json;
+
+use super::args::collect_or_fail;
+use super::json::{number_text, write_compact, write_pretty};
+use super::vars::datastate_json;
+use super::{def, CallCtx, FnArg, FnDef, FnResult};
+use crate::value::Value;
+
+pub const FUNCTIONS: &[FnDef] = &[def("string_mustache", true, string_mustache)];
+
+/// Deepest section nesting accepted.
+pub const MAX_SECTION_DEPTH: usize = 128;
+
+#[derive(Debug, Clone)]
+enum Node {
+    Text(String),
+    Var {
+        name: String,
+        escape: bool,
+    },
+    Section {
+        name: String,
+        inverted: bool,
+        body: Vec<Node>,
+        raw: String,
+    },
+}
+
+struct Parser<'a> {
+    s: &'a str,
+    i: usize,
+    open: String,
+    close: String,
+}
+
+#[derive(Debug)]
+struct TemplateError;
+
+impl Parser<'_> {
+    /// Parses until the closing tag of `section` (or the end for the top level).
+    fn parse(
+        &mut self,
+        section: Option<&str>,
+        depth: usize,
+    ) -> Result<(Vec<Node>, usize), TemplateError> {
+        if depth > MAX_SECTION_DEPTH {
+            return Err(TemplateError);
+        }
+        let mut nodes: Vec<Node> = Vec::new();
+        loop {
+            let Some(off) = self.s[self.i..].find(&self.open) else {
+                if section.is_some() {
+                    return Err(TemplateError);
+                }
+                nodes.push(Node::Text(self.s[self.i..].to_string()));
+                self.i = self.s.len();
+                return Ok((nodes, self.s.len()));
+            };
+            let tag_start = self.i + off;
+            let mut text = self.s[self.i..tag_start].to_string();
+            let mut p = tag_start + self.open.len();
+            let triple = self.open == "{{" && self.s[p..].starts_with('{');
+            let close = if triple {
+                format!("}}{}", self.close)
+            } else {
+                self.close.clone()
+            };
+            let Some(cl) = self.s[p..].find(&close) else {
+                return Err(TemplateError);
+            };
+            let inner = self.s[p..p + cl].to_string();
+            p += cl + close.len();
+            let kind = if triple {
+                '{'
+            } else {
+                inner.trim_start().chars().next().unwrap_or(' ')
+            };
+            let body = match kind {
+                '{' => inner.trim_start_matches('{').trim().to_string(),
+                '#' | '^' | '/' | '!' | '=' | '&' => inner.trim()[1..].trim().to_string(),
+                _ => inner.trim().to_string(),
+            };
+            let standalone_kind = matches!(kind, '#' | '^' | '/' | '!' | '=');
+            if standalone_kind {
+                let line_start = text.rfind('\n').map_or(0, |n| n + 1);
+                let before_ws = text[line_start..].chars().all(|c| c == ' ' || c == '\t');
+                let at_line_start = line_start > 0 || self.i == 0 || ends_line(&nodes, self.i == 0);
+                let rest = &self.s[p..];
+                let eol = rest.find('\n');
+                let after_ws = rest[..eol.unwrap_or(rest.len())]
+                    .chars()
+                    .all(|c| c == ' ' || c == '\t' || c == '\r');
+                if before_ws && after_ws && at_line_start {
+                    text.truncate(line_start);
+                    p += eol.map_or(rest.len(), |e| e + 1);
+                }
+            }
+            if !text.is_empty() {
+                nodes.push(Node::Text(text));
+            }
+            self.i = p;
+            match kind {
+                '!' => {}
+                '=' => {
+                    let d = body.trim_end_matches('=').trim();
+                    let mut parts = d.split_whitespace();
+                    if let (Some(o), Some(c)) = (parts.next(), parts.next()) {
+                        self.open = o.to_string();
+                        self.close = c.to_string();
+                    }
+                }
+                '#' | '^' => {
+                    let body_start = self.i;
+                    let (children, body_end) = self.parse(Some(&body), depth + 1)?;
+                    nodes.push(Node::Section {
+                        name: body,
+                        inverted: kind == '^',
+                        body: children,
+                        raw: self.s[body_start..body_end].to_string(),
+                    });
+                }
+                '/' => {
+                    return if section == Some(body.as_str()) {
+                        Ok((nodes, tag_start))
+                    } else {
+                        Err(TemplateError)
+                    };
+                }
+                '{' | '&' => nodes.push(Node::Var {
+                    name: body,
+                    escape: false,
+                }),
+                _ => nodes.push(Node::Var {
+                    name: body,
+                    escape: true,
+                }),
+            }
+        }
+    }
+}
+
+fn ends_line(nodes: &[Node], at_start: bool) -> bool {
+    match nodes.last() {
+        Some(Node::Text(t)) => t.ends_with('\n'),
+        None => at_start,
+        _ => false,
+    }
+}
+
+fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+struct Frame<'a> {
+    value: &'a Json,
+    key: Option<String>,
+}
+
+fn lookup<'a>(name: &str, stack: &[Frame<'a>], top: &'a Json) -> Option<&'a Json> {
+    if name == "." {
+        return stack.last().map(|f| f.value);
+    }
+    if name == "-top-" {
+        return Some(top);
+    }
+    let mut parts = name.split('.');
+    let first = parts.next()?;
+    let mut cur = stack
+        .iter()
+        .rev()
+        .find_map(|f| f.value.as_object().and_then(|o| o.get(first)))?;
+    for p in parts {
+        cur = match cur {
+            Json::Object(o) => o.get(p)?,
+            Json::Array(a) => a.get(p.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn scalar_text(j: &Json) -> String {
+    match j {
+        Json::String(s) => s.clone(),
+        Json::Number(n) => number_text(n),
+        Json::Bool(b) => b.to_string(),
+        Json::Null => String::new(),
+        other => write_compact(other),
+    }
+}
+
+fn render<'a>(nodes: &[Node], stack: &mut Vec<Frame<'a>>, top: &'a Json, out: &mut String) {
+    for n in nodes {
+        match n {
+            Node::Text(t) => out.push_str(t),
+            Node::Var { name, escape } => {
+                if name == "@" {
+                    if let Some(k) = stack.iter().rev().find_map(|f| f.key.clone()) {
+                        out.push_str(&k);
+                    }
+                    continue;
+                }
+                let (json_mode, name) = match name.chars().next() {
+                    Some('$') => (Some(false), &name[1..]),
+                    Some('%') => (Some(true), &name[1..]),
+                    _ => (None, name.as_str()),
+                };
+                let Some(v) = lookup(name, stack, top) else {
+                    continue;
+                };
+                let text = match json_mode {
+                    Some(true) => write_pretty(v),
+                    Some(false) => write_compact(v),
+                    None => scalar_text(v),
+                };
+                out.push_str(&if *escape && json_mode.is_none() {
+                    html_escape(&text)
+                } else {
+                    text
+                });
+            }
+            Node::Section {
+                name,
+                inverted,
+                body,
+                raw,
+            } => {
+                let v = lookup(name, stack, top);
+                let truthy = match v {
+                    None | Some(Json::Null) | Some(Json::Bool(false)) => false,
+                    Some(Json::Array(a)) => !a.is_empty(),
+                    _ => true,
+                };
+                if *inverted {
+                    if !truthy {
+                        render(body, stack, top, out);
+                    }
+                    continue;
+                }
+                let Some(v) = v.filter(|_| truthy) else {
+                    continue;
+                };
+                match v {
+                    Json::Array(a) => {
+                        for (i, e) in a.iter().enumerate() {
+                            stack.push(Frame {
+                                value: e,
+                                key: Some(i.to_string()),
+                            });
+                            render(body, stack, top, out);
+                            stack.pop();
+                        }
+                    }
+                    Json::Object(o) if raw.contains("{{@}}") => {
+                        for (k, e) in o {
+                            stack.push(Frame {
+                                value: e,
+                                key: Some(k.clone()),
+                            });
+                            render(body, stack, top, out);
+                            stack.pop();
+                        }
+                    }
+                    Json::Bool(true) => render(body, stack, top, out),
+                    other => {
+                        stack.push(Frame {
+                            value: other,
+                            key: None,
+                        });
+                        render(body, stack, top, out);
+                        stack.pop();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Renders `template` against `data`; `None` on a malformed template.
+pub fn render_template(template: &str, data: &Json) -> Option<String> {
+    let mut p = Parser {
+        s: template,
+        i: 0,
+        open: "{{".into(),
+        close: "}}".into(),
+    };
+    let (nodes, _) = p.parse(None, 0).ok()?;
+    let mut out = String::new();
+    let mut stack = vec![Frame {
+        value: data,
+        key: None,
+    }];
+    render(&nodes, &mut stack, data, &mut out);
+    Some(out)
+}
+
+fn string_mustache(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let template = a.first().map_or("", FnArg::text).to_string();
+    let data = match a.get(1) {
+        Some(x) => collect_or_fail(ctx, "string_mustache", x)?.to_json(),
+        None => datastate_json(ctx),
+    };
+    match render_template(&template, &data) {
+        Some(s) => Ok(Value::str(s)),
+        None => Err(ctx.fail("Unexpected end to Mustache template")),
+    }
+}

@@ -1,0 +1,432 @@
+//! Functions that read and parse files or strings: readfile, readjson, readdata, readcsv, readenvfile,
+//! readstringlist/intlist/reallist, read*array(idx), parse*array(idx), data_readstringarray(idx),
+//! regline, countlinesmatching, getfields.
+
+use serde_json::{Map, Value as Json};
+
+use super::args::{full_match, int_arg, regex, Re};
+use super::json;
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use crate::value::{parse_int, parse_real, ListKind, Value};
+
+pub const FUNCTIONS: &[FnDef] = &[
+    def("readfile", false, readfile),
+    def("readjson", false, readjson),
+    def("readdata", false, readdata),
+    def("readcsv", false, readcsv),
+    def("readenvfile", false, readenvfile),
+    def("readstringlist", false, readstringlist),
+    def("readintlist", false, readintlist),
+    def("readreallist", false, readreallist),
+    def("readstringarray", false, readstringarray),
+    def("readstringarrayidx", false, readstringarrayidx),
+    def("readintarray", false, readintarray),
+    def("readrealarray", false, readrealarray),
+    def("parsestringarray", true, parsestringarray),
+    def("parsestringarrayidx", true, parsestringarrayidx),
+    def("parseintarray", true, parseintarray),
+    def("parserealarray", true, parserealarray),
+    def("data_readstringarray", false, data_readstringarray),
+    def("data_readstringarrayidx", false, data_readstringarrayidx),
+    def("regline", false, regline),
+    def("countlinesmatching", false, countlinesmatching),
+    def("getfields", false, getfields),
+];
+
+/// Reads a file (at most `max` bytes when `max > 0`) with readfile's error messages.
+fn read(ctx: &mut CallCtx<'_>, path: &str, max: i64) -> Result<String, FnFail> {
+    match ctx.host.read_file(path) {
+        Some(mut b) => {
+            if max > 0 && (b.len() as i64) > max {
+                b.truncate(max as usize);
+            }
+            Ok(String::from_utf8_lossy(&b).into_owned())
+        }
+        None => {
+            ctx.error(format!(
+                "CfReadFile: Could not examine file '{path}' (stat: No such file or directory)"
+            ));
+            Err(ctx.fail(format!("Could not examine file '{path}'")))
+        }
+    }
+}
+
+fn readfile(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let max = a.get(1).map_or(0, int_arg);
+    Ok(Value::str(read(ctx, a[0].text(), max)?))
+}
+
+fn read_json(ctx: &mut CallCtx<'_>, fname: &str, path: &str) -> Result<Json, FnFail> {
+    let Some(b) = ctx.host.read_file(path) else {
+        return Err(ctx.fail(format!(
+            "{fname}: data error parsing JSON file '{path}': No such file or directory"
+        )));
+    };
+    let text = String::from_utf8_lossy(&b).into_owned();
+    match json::parse(&text) {
+        Ok(j) => Ok(j),
+        Err(e) => Err(ctx.fail(format!(
+            "{fname}: error parsing JSON file '{path}': {}",
+            e.message
+        ))),
+    }
+}
+
+fn readjson(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::Data(read_json(ctx, "readjson", a[0].text())?))
+}
+
+/// RFC 4180 CSV as the agent parses it: records end at CRLF only; quotes group and `""` escapes.
+pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    field.push('"');
+                } else {
+                    quoted = false;
+                }
+            } else {
+                field.push(c);
+            }
+            continue;
+        }
+        match c {
+            '"' => quoted = true,
+            ',' => row.push(std::mem::take(&mut field)),
+            '\r' if chars.peek() == Some(&'\n') => {
+                chars.next();
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            c => field.push(c),
+        }
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    rows
+}
+
+fn csv_json(rows: Vec<Vec<String>>) -> Json {
+    Json::Array(
+        rows.into_iter()
+            .map(|r| Json::Array(r.into_iter().map(Json::String).collect()))
+            .collect(),
+    )
+}
+
+fn read_silent(ctx: &CallCtx<'_>, path: &str) -> Result<String, FnFail> {
+    ctx.host
+        .read_file(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .ok_or(FnFail)
+}
+
+fn readcsv(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let text = read_silent(ctx, a[0].text())?;
+    Ok(Value::Data(csv_json(parse_csv(&text))))
+}
+
+/// `KEY=value` lines (quotes removed, comments and lines without `=` skipped) into an object.
+pub fn parse_env(text: &str) -> Json {
+    let mut m = Map::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = t.split_once('=') else {
+            continue;
+        };
+        let v = v.trim();
+        let v = v
+            .strip_prefix('"')
+            .and_then(|x| x.strip_suffix('"'))
+            .or_else(|| v.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')))
+            .unwrap_or(v);
+        m.insert(k.trim().to_string(), Json::String(v.to_string()));
+    }
+    Json::Object(m)
+}
+
+fn readenvfile(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let text = read_silent(ctx, a[0].text())?;
+    Ok(Value::Data(parse_env(&text)))
+}
+
+fn readdata(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let path = a[0].text();
+    let mut kind = a[1].text().to_string();
+    if kind == "auto" {
+        kind = if path.ends_with(".csv") {
+            "CSV"
+        } else if path.ends_with(".env") {
+            "ENV"
+        } else {
+            "JSON"
+        }
+        .into();
+    }
+    match kind.as_str() {
+        "CSV" => Ok(Value::Data(csv_json(parse_csv(&read_silent(ctx, path)?)))),
+        "ENV" => Ok(Value::Data(parse_env(&read_silent(ctx, path)?))),
+        "JSON" => Ok(Value::Data(read_json(ctx, "readdata", path)?)),
+        _ => Err(ctx.fail(format!(
+            "readdata: data format '{kind}' is not supported by cfsim"
+        ))),
+    }
+}
+
+/// Removes every match of the comment regex.
+fn strip_comments(re: Option<&Re>, text: &str) -> String {
+    match re {
+        Some(re) => {
+            String::from_utf8_lossy(&re.0.replace_all(text.as_bytes(), &b""[..])).into_owned()
+        }
+        None => text.to_string(),
+    }
+}
+
+fn comment_re(ctx: &mut CallCtx<'_>, s: &str) -> Result<Option<Re>, FnFail> {
+    if s.is_empty() {
+        Ok(None)
+    } else {
+        regex(ctx, s).map(Some)
+    }
+}
+
+/// Tokens of a file for the read*list functions.
+fn tokens(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<String>, FnFail> {
+    let text = read(ctx, a[0].text(), int_arg(&a[4]))?;
+    let comment = comment_re(ctx, a[1].text())?;
+    let split = regex(ctx, a[2].text())?;
+    let text = strip_comments(comment.as_ref(), &text);
+    let max = int_arg(&a[3]).max(0) as usize;
+    Ok(split
+        .0
+        .split(text.as_bytes())
+        .map(|t| String::from_utf8_lossy(t).into_owned())
+        .filter(|t| !t.is_empty())
+        .take(max)
+        .collect())
+}
+
+fn readstringlist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::slist(tokens(ctx, a)?))
+}
+
+fn numeric_list(ctx: &mut CallCtx<'_>, a: &[FnArg], kind: ListKind) -> FnResult {
+    let toks = tokens(ctx, a)?;
+    for t in &toks {
+        let ok = match kind {
+            ListKind::Ilist => parse_int(t).is_some(),
+            _ => parse_real(t).is_some(),
+        };
+        if !ok {
+            let what = if kind == ListKind::Ilist {
+                "int"
+            } else {
+                "real"
+            };
+            if kind == ListKind::Ilist {
+                ctx.error(format!("Failed to parse integer number: {t}"));
+            }
+            return Err(ctx.fail(format!(
+                "Presumed {what} value '{t}' read from file '{}' has no recognizable value",
+                a[0].text()
+            )));
+        }
+    }
+    Ok(Value::List(kind, toks))
+}
+
+fn readintlist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    numeric_list(ctx, a, ListKind::Ilist)
+}
+
+fn readreallist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    numeric_list(ctx, a, ListKind::Rlist)
+}
+
+/// Rows of fields after comment removal: blank lines skipped, at most `max` rows.
+fn rows(
+    ctx: &mut CallCtx<'_>,
+    text: &str,
+    comment: &str,
+    split: &str,
+    max: i64,
+) -> Result<Vec<Vec<String>>, FnFail> {
+    let comment = comment_re(ctx, comment)?;
+    let split = regex(ctx, split)?;
+    let text = strip_comments(comment.as_ref(), text);
+    Ok(text
+        .split('\n')
+        .filter(|l| !l.is_empty())
+        .take(max.max(0) as usize)
+        .map(|l| {
+            split
+                .0
+                .split(l.as_bytes())
+                .map(|f| String::from_utf8_lossy(f).into_owned())
+                .collect()
+        })
+        .collect())
+}
+
+/// Defines `arr[key][i]` for every row (key = first field, or the row index) and returns the count.
+fn define_array(
+    ctx: &mut CallCtx<'_>,
+    name: &str,
+    rows: Vec<Vec<String>>,
+    idx: bool,
+    kind: ListKind,
+) -> FnResult {
+    let r = crate::expr::VarRef::parse(name);
+    let (ns, scope) = r.resolve_scope(&*ctx.env);
+    let n = rows.len();
+    for (i, row) in rows.into_iter().enumerate() {
+        let key = if idx {
+            i.to_string()
+        } else {
+            row.first().cloned().unwrap_or_default()
+        };
+        for (j, f) in row.into_iter().enumerate() {
+            if kind != ListKind::Slist && j > 0 {
+                let ok = match kind {
+                    ListKind::Ilist => parse_int(&f).is_some(),
+                    _ => parse_real(&f).is_some(),
+                };
+                if !ok {
+                    return Err(ctx.fail(format!("Could not convert '{f}' to a number")));
+                }
+            }
+            let lval = format!("{}[{key}][{j}]", r.lval());
+            ctx.env.define_var(&ns, &scope, &lval, Value::str(f));
+        }
+    }
+    Ok(Value::int(n as i64))
+}
+
+fn read_array(ctx: &mut CallCtx<'_>, a: &[FnArg], idx: bool, kind: ListKind) -> FnResult {
+    let text = read(ctx, a[1].text(), int_arg(&a[5]))?;
+    let rows = rows(ctx, &text, a[2].text(), a[3].text(), int_arg(&a[4]))?;
+    define_array(ctx, a[0].text(), rows, idx, kind)
+}
+
+fn parse_array(ctx: &mut CallCtx<'_>, a: &[FnArg], idx: bool, kind: ListKind) -> FnResult {
+    let max_bytes = int_arg(&a[5]).max(0) as usize;
+    let text: String = a[1]
+        .text()
+        .bytes()
+        .take(max_bytes)
+        .map(char::from)
+        .collect();
+    let text = if a[1].text().is_ascii() {
+        text
+    } else {
+        a[1].text().to_string()
+    };
+    let rows = rows(ctx, &text, a[2].text(), a[3].text(), int_arg(&a[4]))?;
+    define_array(ctx, a[0].text(), rows, idx, kind)
+}
+
+fn readstringarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    read_array(ctx, a, false, ListKind::Slist)
+}
+fn readstringarrayidx(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    read_array(ctx, a, true, ListKind::Slist)
+}
+fn readintarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    read_array(ctx, a, false, ListKind::Ilist)
+}
+fn readrealarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    read_array(ctx, a, false, ListKind::Rlist)
+}
+fn parsestringarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    parse_array(ctx, a, false, ListKind::Slist)
+}
+fn parsestringarrayidx(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    parse_array(ctx, a, true, ListKind::Slist)
+}
+fn parseintarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    parse_array(ctx, a, false, ListKind::Ilist)
+}
+fn parserealarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    parse_array(ctx, a, false, ListKind::Rlist)
+}
+
+fn data_rows(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<Vec<String>>, FnFail> {
+    let text = read(ctx, a[0].text(), int_arg(&a[4]))?;
+    rows(ctx, &text, a[1].text(), a[2].text(), int_arg(&a[3]))
+}
+
+fn data_readstringarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let mut m = Map::new();
+    for row in data_rows(ctx, a)? {
+        let mut it = row.into_iter();
+        let Some(key) = it.next() else { continue };
+        m.insert(key, Json::Array(it.map(Json::String).collect()));
+    }
+    Ok(Value::Data(Json::Object(m)))
+}
+
+fn data_readstringarrayidx(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let rows = data_rows(ctx, a)?;
+    Ok(Value::Data(csv_json(rows)))
+}
+
+fn lines_of(ctx: &CallCtx<'_>, path: &str) -> Option<Vec<String>> {
+    let b = ctx.host.read_file(path)?;
+    let text = String::from_utf8_lossy(&b).into_owned();
+    Some(text.lines().map(str::to_string).collect())
+}
+
+fn regline(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[0].text())?;
+    let lines = lines_of(ctx, a[1].text()).unwrap_or_default();
+    Ok(Value::context(lines.iter().any(|l| full_match(&re, l))))
+}
+
+fn countlinesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[0].text())?;
+    let path = a[1].text();
+    let Some(lines) = lines_of(ctx, path) else {
+        ctx.error(format!(
+            "File '{path}' could not be read in countlinesmatching(). (fopen: No such file or directory)"
+        ));
+        return Ok(Value::int(0));
+    };
+    Ok(Value::int(
+        lines.iter().filter(|l| full_match(&re, l)).count() as i64,
+    ))
+}
+
+fn getfields(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[0].text())?;
+    let lines = lines_of(ctx, a[1].text()).unwrap_or_default();
+    let sep = a[2].text();
+    let r = crate::expr::VarRef::parse(a[3].text());
+    let (ns, scope) = r.resolve_scope(&*ctx.env);
+    let mut count = 0;
+    for l in &lines {
+        if !full_match(&re, l) {
+            continue;
+        }
+        if count == 0 {
+            for (i, f) in l.split(sep).enumerate() {
+                let lval = format!("{}[{}]", r.lval(), i + 1);
+                ctx.env.define_var(&ns, &scope, &lval, Value::str(f));
+            }
+        }
+        count += 1;
+    }
+    Ok(Value::int(count))
+}

@@ -1,0 +1,181 @@
+//! Regex functions: regcmp, regex_replace, regextract, data_regextract, string_split, splitstring,
+//! regarray. Matching uses the agent's semantics (`args::Re`: bytes, DOTALL, MULTILINE, full match =
+//! the first match spans the string).
+
+use serde_json::{Map, Value as Json};
+
+use super::args::{classic_array, compile, elements, full_match, int_arg, regex};
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use crate::value::Value;
+
+pub const FUNCTIONS: &[FnDef] = &[
+    def("regcmp", true, regcmp),
+    def("regex_replace", true, regex_replace),
+    def("regextract", true, regextract),
+    def("data_regextract", true, data_regextract),
+    def("string_split", true, string_split),
+    def("splitstring", true, splitstring),
+    def("regarray", true, regarray),
+];
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn regcmp(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[0].text())?;
+    Ok(Value::context(full_match(&re, a[1].text())))
+}
+
+/// Expands `$N` and `\N` back-references of a replacement.
+fn expand_replacement(rep: &str, caps: &regex::bytes::Captures<'_>) -> Vec<u8> {
+    let b = rep.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if (b[i] == b'$' || b[i] == b'\\') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+            let mut j = i + 1;
+            while b.get(j).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+            }
+            let n: usize = rep[i + 1..j].parse().unwrap_or(0);
+            if let Some(m) = caps.get(n) {
+                out.extend_from_slice(m.as_bytes());
+            }
+            i = j;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+fn regex_replace(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let (s, pat, rep, opts) = (a[0].text(), a[1].text(), a[2].text(), a[3].text());
+    let mut flags = String::new();
+    for c in opts.chars() {
+        if matches!(c, 'i' | 'm' | 's' | 'x' | 'U') {
+            flags.push(c);
+        }
+    }
+    let full = if flags.is_empty() {
+        pat.to_string()
+    } else {
+        format!("(?{flags}){pat}")
+    };
+    let re = match compile(&full) {
+        Ok(r) => r,
+        Err(_) => {
+            return Err(ctx.fail(format!(
+                "regex_replace: couldn't use regex '{pat}', replacement '{rep}', and options '{opts}': error=(pcre_wrap:) Everything's just fine. Thanks for asking."
+            )))
+        }
+    };
+    let global = opts.contains('g');
+    let hay = s.as_bytes();
+    let mut out = Vec::new();
+    let mut last = 0;
+    let mut pos = 0;
+    while pos <= hay.len() {
+        let Some(caps) = re.0.captures_at(hay, pos) else {
+            break;
+        };
+        let Some(m) = caps.get(0) else { break };
+        out.extend_from_slice(&hay[last..m.start()]);
+        out.extend(expand_replacement(rep, &caps));
+        last = m.end();
+        pos = if m.end() == m.start() {
+            m.end() + 1
+        } else {
+            m.end()
+        };
+        if !global {
+            break;
+        }
+    }
+    let last = last.min(hay.len());
+    out.extend_from_slice(&hay[last..]);
+    Ok(Value::str(lossy(&out)))
+}
+
+fn regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[0].text())?;
+    let s = a[1].text();
+    let Some(caps) = re.0.captures(s.as_bytes()) else {
+        return Ok(Value::context(false));
+    };
+    let arr = crate::expr::VarRef::parse(a[2].text());
+    let (ns, scope) = arr.resolve_scope(&*ctx.env);
+    for (i, m) in caps.iter().enumerate() {
+        if let Some(m) = m {
+            let lval = format!("{}[{i}]", arr.lval());
+            ctx.env
+                .define_var(&ns, &scope, &lval, Value::str(lossy(m.as_bytes())));
+        }
+    }
+    Ok(Value::context(true))
+}
+
+fn data_regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[0].text())?;
+    let s = a[1].text();
+    let Some(caps) = re.0.captures(s.as_bytes()) else {
+        return Err(FnFail);
+    };
+    let mut m = Map::new();
+    let names: Vec<Option<&str>> = re.0.capture_names().collect();
+    for (i, c) in caps.iter().enumerate() {
+        let Some(c) = c else { continue };
+        let key = names
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or_else(|| i.to_string(), str::to_string);
+        m.insert(key, Json::String(lossy(c.as_bytes())));
+    }
+    Ok(Value::Data(Json::Object(m)))
+}
+
+/// Splits like `string_split`: at most `max` pieces, the last keeping the remainder.
+pub fn split_max(re: &super::args::Re, s: &str, max: usize) -> Vec<String> {
+    let hay = s.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while out.len() + 1 < max {
+        let Some(m) = re.0.find_at(hay, start) else {
+            break;
+        };
+        if m.end() == m.start() && m.start() == start {
+            out.push(String::new());
+            continue;
+        }
+        out.push(lossy(&hay[start..m.start()]));
+        start = m.end();
+    }
+    out.push(lossy(&hay[start..]));
+    out
+}
+
+fn string_split(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[1].text())?;
+    let max = int_arg(&a[2]).max(1) as usize;
+    Ok(Value::slist(split_max(&re, a[0].text(), max)))
+}
+
+fn splitstring(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[1].text())?;
+    let max = int_arg(&a[2]).max(1) as usize;
+    let mut parts = split_max(&re, a[0].text(), usize::MAX);
+    parts.truncate(max);
+    Ok(Value::slist(parts))
+}
+
+fn regarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a[1].text())?;
+    let name = a[0].naked.as_deref().unwrap_or(a[0].text()).to_string();
+    let vals = classic_array(ctx, &name)
+        .map(|v| elements(&v))
+        .unwrap_or_default();
+    Ok(Value::context(vals.iter().any(|v| full_match(&re, v))))
+}

@@ -1,0 +1,404 @@
+//! String functions: canonify, concat, escape, format, lastnode, dirname/basename, string_* family,
+//! strcmp, string, int, hash, canonifyuniquely, translatepath. Byte semantics as in the C agent
+//! (lengths and heads count bytes; case conversion is ASCII only).
+
+use md5::Md5;
+use sha1::Sha1;
+use sha2::{Digest, Sha256, Sha384, Sha512};
+
+use super::args::{collect, elements, int_arg};
+use super::{def, CallCtx, FnArg, FnDef, FnResult};
+use crate::expr::canonify as canon;
+use crate::value::{parse_int, parse_real, Value};
+
+pub const FUNCTIONS: &[FnDef] = &[
+    def("canonify", true, canonify),
+    def("canonifyuniquely", true, canonifyuniquely),
+    def("concat", true, concat),
+    def("escape", true, escape),
+    def("format", true, format),
+    def("lastnode", true, lastnode),
+    def("dirname", true, dirname),
+    def("basename", true, basename),
+    def("string_downcase", true, downcase),
+    def("string_upcase", true, upcase),
+    def("string_head", true, head),
+    def("string_tail", true, tail),
+    def("string_length", true, length),
+    def("string_reverse", true, reverse),
+    def("string_trim", true, trim),
+    def("string_replace", true, replace),
+    def("strcmp", true, strcmp),
+    def("string", true, string),
+    def("int", true, int),
+    def("hash", true, hash),
+    def("translatepath", true, translatepath),
+];
+
+fn canonify(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(canon(a[0].text())))
+}
+
+fn canonifyuniquely(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let s = a[0].text();
+    Ok(Value::str(format!(
+        "{}_{}",
+        canon(s),
+        digest_hex("sha1", s.as_bytes())
+    )))
+}
+
+fn concat(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(a.iter().map(FnArg::text).collect::<String>()))
+}
+
+/// Regex-escapes every byte that is not alphanumeric or `_`.
+pub fn escape_regex(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        if !(c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii()) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn escape(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(escape_regex(a[0].text())))
+}
+
+/// `%S` rendering of a value: `{ "a", "b" }` for lists, compact JSON for data.
+pub fn render_s(v: &Value) -> String {
+    match v {
+        Value::List(_, items) => {
+            let inner: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
+            format!("{{ {} }}", inner.join(", "))
+        }
+        Value::Data(d) => super::json::write_compact(d),
+        Value::Scalar(_, s) => s.clone(),
+    }
+}
+
+struct Spec {
+    minus: bool,
+    plus: bool,
+    zero: bool,
+    space: bool,
+    width: Option<usize>,
+    prec: Option<usize>,
+}
+
+fn pad(s: String, sp: &Spec, numeric: bool) -> String {
+    let Some(w) = sp.width else { return s };
+    let len = s.chars().count();
+    if len >= w {
+        return s;
+    }
+    let fill = w - len;
+    if sp.minus {
+        format!("{s}{}", " ".repeat(fill))
+    } else if sp.zero && numeric {
+        let (sign, digits) = match s.strip_prefix('-').or_else(|| s.strip_prefix('+')) {
+            Some(rest) => (&s[..1], rest.to_string()),
+            None => ("", s.clone()),
+        };
+        format!("{sign}{}{digits}", "0".repeat(fill))
+    } else {
+        format!("{}{s}", " ".repeat(fill))
+    }
+}
+
+fn signed(n: String, sp: &Spec, negative: bool) -> String {
+    if negative {
+        n
+    } else if sp.plus {
+        format!("+{n}")
+    } else if sp.space {
+        format!(" {n}")
+    } else {
+        n
+    }
+}
+
+fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let fmt: Vec<char> = a[0].text().chars().collect();
+    let mut out = String::new();
+    let mut next = 1;
+    let mut i = 0;
+    while i < fmt.len() {
+        let c = fmt[i];
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if fmt.get(i + 1) == Some(&'%') {
+            out.push('%');
+            i += 2;
+            continue;
+        }
+        let mut j = i + 1;
+        let mut sp = Spec {
+            minus: false,
+            plus: false,
+            zero: false,
+            space: false,
+            width: None,
+            prec: None,
+        };
+        while let Some(&f) = fmt.get(j) {
+            match f {
+                '-' => sp.minus = true,
+                '+' => sp.plus = true,
+                '0' => sp.zero = true,
+                ' ' => sp.space = true,
+                '#' => {}
+                _ => break,
+            }
+            j += 1;
+        }
+        let mut w = String::new();
+        while let Some(d) = fmt.get(j).filter(|d| d.is_ascii_digit()) {
+            w.push(*d);
+            j += 1;
+        }
+        sp.width = w.parse().ok();
+        if fmt.get(j) == Some(&'.') {
+            j += 1;
+            let mut p = String::new();
+            while let Some(d) = fmt.get(j).filter(|d| d.is_ascii_digit()) {
+                p.push(*d);
+                j += 1;
+            }
+            sp.prec = Some(p.parse().unwrap_or(0));
+        }
+        while matches!(fmt.get(j), Some('l' | 'h' | 'z' | 'j' | 't' | 'L' | 'q')) {
+            j += 1;
+        }
+        let Some(&conv) = fmt.get(j) else {
+            out.extend(&fmt[i..]);
+            break;
+        };
+        i = j + 1;
+        if !matches!(conv, 's' | 'd' | 'x' | 'o' | 'f' | 'S') {
+            out.push_str("(unhandled format)");
+            continue;
+        }
+        let Some(arg) = a.get(next) else {
+            return Err(ctx.fail("format() didn't have enough parameters"));
+        };
+        next += 1;
+        let text = arg.text();
+        let piece = match conv {
+            'S' => {
+                let v = match &arg.value {
+                    Value::Scalar(..) => match collect(ctx, arg) {
+                        Some(v) => v,
+                        None => {
+                            ctx.verbose(format!(
+                                "format() with %S specifier needs a data container or a list instead of '{text}'"
+                            ));
+                            return Err(super::FnFail);
+                        }
+                    },
+                    other => other.clone(),
+                };
+                render_s(&v)
+            }
+            's' => {
+                let s: String = match sp.prec {
+                    Some(p) => text.chars().take(p).collect(),
+                    None => text.to_string(),
+                };
+                pad(s, &sp, false)
+            }
+            'd' => {
+                let n = leading_int(text);
+                pad(signed(n.to_string(), &sp, n < 0), &sp, true)
+            }
+            'x' => pad(format!("{:x}", leading_int(text)), &sp, true),
+            'o' => pad(format!("{:o}", leading_int(text)), &sp, true),
+            _ => {
+                let f = leading_real(text);
+                let s = format!("{:.*}", sp.prec.unwrap_or(6), f);
+                pad(signed(s, &sp, f.is_sign_negative()), &sp, true)
+            }
+        };
+        out.push_str(&piece);
+    }
+    Ok(Value::str(out))
+}
+
+/// `atoll`-like: leading integer, 0 when none.
+fn leading_int(s: &str) -> i64 {
+    let t = s.trim_start();
+    let end = t
+        .char_indices()
+        .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+        .count();
+    t[..end].parse().unwrap_or(0)
+}
+
+/// `atof`-like: longest leading float, 0.0 when none.
+fn leading_real(s: &str) -> f64 {
+    let t = s.trim_start();
+    (1..=t.len())
+        .rev()
+        .filter(|&n| t.is_char_boundary(n))
+        .find_map(|n| t[..n].parse::<f64>().ok())
+        .unwrap_or(0.0)
+}
+
+fn lastnode(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let (s, sep) = (a[0].text(), a[1].text());
+    let out = match super::args::compile(sep) {
+        Ok(re) => match re.0.find_iter(s.as_bytes()).last() {
+            Some(m) => s.get(m.end()..).unwrap_or("").to_string(),
+            None => s.to_string(),
+        },
+        Err(_) => s.rsplit(sep).next().unwrap_or("").to_string(),
+    };
+    Ok(Value::str(out))
+}
+
+/// `dirname` as the agent computes it: trailing slashes ignored, `.` without a slash.
+pub fn dirname_of(p: &str) -> String {
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        return if p.starts_with('/') {
+            "/".into()
+        } else {
+            ".".into()
+        };
+    }
+    match t.rfind('/') {
+        None => ".".into(),
+        Some(i) => {
+            let d = t[..i].trim_end_matches('/');
+            if d.is_empty() {
+                "/".into()
+            } else {
+                d.into()
+            }
+        }
+    }
+}
+
+fn dirname(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(dirname_of(a[0].text())))
+}
+
+fn basename(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let p = a[0].text();
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        return Ok(Value::str(if p.starts_with('/') { "/" } else { "" }));
+    }
+    let mut base = t.rsplit('/').next().unwrap_or(t).to_string();
+    if let Some(suffix) = a.get(1).map(FnArg::text) {
+        if !suffix.is_empty() && base.len() > suffix.len() && base.ends_with(suffix) {
+            base.truncate(base.len() - suffix.len());
+        }
+    }
+    Ok(Value::str(base))
+}
+
+fn downcase(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(a[0].text().to_ascii_lowercase()))
+}
+
+fn upcase(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(a[0].text().to_ascii_uppercase()))
+}
+
+fn bytes_str(b: &[u8]) -> Value {
+    Value::str(String::from_utf8_lossy(b).into_owned())
+}
+
+fn head(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let b = a[0].text().as_bytes();
+    let n = int_arg(&a[1]);
+    let len = b.len() as i64;
+    let take = if n < 0 { (len + n).max(0) } else { n.min(len) };
+    Ok(bytes_str(&b[..take as usize]))
+}
+
+fn tail(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let b = a[0].text().as_bytes();
+    let n = int_arg(&a[1]);
+    let len = b.len() as i64;
+    let take = if n < 0 { (len + n).max(0) } else { n.min(len) };
+    Ok(bytes_str(&b[(len - take) as usize..]))
+}
+
+fn length(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::int(a[0].text().len() as i64))
+}
+
+fn reverse(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let mut b = a[0].text().as_bytes().to_vec();
+    b.reverse();
+    Ok(bytes_str(&b))
+}
+
+fn trim(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(
+        a[0].text().trim_matches(|c: char| c.is_ascii_whitespace()),
+    ))
+}
+
+fn replace(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let (s, from, to) = (a[0].text(), a[1].text(), a[2].text());
+    if from.is_empty() {
+        return Ok(Value::str(s));
+    }
+    Ok(Value::str(s.replace(from, to)))
+}
+
+fn strcmp(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(a[0].text() == a[1].text()))
+}
+
+fn string(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(match &a[0].value {
+        Value::Scalar(_, s) => s.clone(),
+        Value::Data(d) => super::json::write_compact(d),
+        v @ Value::List(..) => elements(v).join(","),
+    }))
+}
+
+fn int(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let t = a[0].text().trim();
+    if let Some(i) = parse_int(t) {
+        return Ok(Value::int(i));
+    }
+    match parse_real(t) {
+        Some(f) => Ok(Value::int(f.trunc() as i64)),
+        None => Err(ctx.fail(format!(
+            "int(): argument '{t}' could not be converted to an integer"
+        ))),
+    }
+}
+
+/// Hex digest with one of the agent's algorithms (`md5 sha1 sha256 sha384 sha512`).
+pub fn digest_hex(algo: &str, data: &[u8]) -> String {
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+    match algo {
+        "md5" => hex(&Md5::digest(data)),
+        "sha1" => hex(&Sha1::digest(data)),
+        "sha384" => hex(&Sha384::digest(data)),
+        "sha512" => hex(&Sha512::digest(data)),
+        _ => hex(&Sha256::digest(data)),
+    }
+}
+
+fn hash(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(digest_hex(a[1].text(), a[0].text().as_bytes())))
+}
+
+fn translatepath(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::str(a[0].text()))
+}

@@ -1,0 +1,211 @@
+//! System functions answered by the run's host: execresult, execresult_as_data, returnszero, getenv,
+//! getusers, getuid, getgid, userexists, groupexists, getuserinfo, hostinnetgroup.
+
+use serde_json::{json, Value as Json};
+
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use crate::expr::host::{Capture, CommandOutput, ShellMode};
+use crate::value::{parse_int, Value};
+
+pub const FUNCTIONS: &[FnDef] = &[
+    def("execresult", false, execresult),
+    def("execresult_as_data", false, execresult_as_data),
+    def("returnszero", false, returnszero),
+    def("getenv", false, getenv),
+    def("getusers", false, getusers),
+    def("getuid", false, getuid),
+    def("getgid", false, getgid),
+    def("userexists", false, userexists),
+    def("groupexists", false, groupexists),
+    def("getuserinfo", false, getuserinfo),
+    def("hostinnetgroup", false, hostinnetgroup),
+];
+
+/// Splits a command line into argv the way the agent does for `noshell`: whitespace separates,
+/// single and double quotes group (and are removed).
+pub fn split_command(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut in_word = false;
+    for c in cmd.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => cur.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            None => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    out
+}
+
+fn shell_mode(s: &str) -> ShellMode {
+    match s {
+        "useshell" => ShellMode::UseShell,
+        "powershell" => ShellMode::Powershell,
+        _ => ShellMode::NoShell,
+    }
+}
+
+/// Runs a command as `execresult`/`returnszero` do, with their checks and messages.
+fn run(
+    ctx: &mut CallCtx<'_>,
+    fname: &str,
+    a: &[FnArg],
+    capture: Capture,
+) -> Result<CommandOutput, FnFail> {
+    let cmd = a.first().map_or("", FnArg::text);
+    let mode = shell_mode(a.get(1).map_or("noshell", FnArg::text));
+    if mode == ShellMode::NoShell {
+        let argv = split_command(cmd);
+        let prog = argv.first().map_or("", String::as_str);
+        if !prog.starts_with('/') {
+            return Err(ctx.fail(format!("{fname} '{cmd}' does not have an absolute path")));
+        }
+        let executable = ctx
+            .host
+            .stat(prog, true)
+            .is_some_and(|s| s.is_file && s.mode & 0o111 != 0);
+        if !executable {
+            if ctx.host.stat(prog, true).is_none() {
+                ctx.error(format!("Proposed executable file '{prog}' doesn't exist"));
+            }
+            return Err(ctx.fail(format!(
+                "{fname} '{prog}' is assumed to be executable but isn't"
+            )));
+        }
+    }
+    match ctx.host.run_command(cmd, mode, capture) {
+        Some(o) => Ok(o),
+        None => Err(ctx.fail(format!("{fname} could not run '{cmd}'"))),
+    }
+}
+
+fn capture_of(a: &[FnArg]) -> Capture {
+    match a.get(2).map(FnArg::text) {
+        Some("stdout") => Capture::Stdout,
+        Some("stderr") => Capture::Stderr,
+        _ => Capture::Both,
+    }
+}
+
+fn execresult(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let out = run(ctx, "execresult", a, capture_of(a))?;
+    Ok(Value::str(out.output.trim_end()))
+}
+
+fn execresult_as_data(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let out = run(ctx, "execresult_as_data", a, capture_of(a))?;
+    Ok(Value::Data(json!({
+        "exit_code": out.status,
+        "output": out.output.trim_end(),
+    })))
+}
+
+fn returnszero(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let out = run(ctx, "returnszero", a, Capture::Both)?;
+    Ok(Value::context(out.status == 0))
+}
+
+fn getenv(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let v = ctx.host.getenv(a[0].text()).unwrap_or_default();
+    let max = parse_int(a[1].text()).unwrap_or(0).max(0) as usize;
+    let cut: String = v.bytes().take(max).map(char::from).collect();
+    Ok(Value::str(if v.is_ascii() {
+        cut
+    } else {
+        String::from_utf8_lossy(&v.as_bytes()[..max.min(v.len())]).into_owned()
+    }))
+}
+
+fn getusers(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let names: Vec<&str> = a[0].text().split(',').filter(|s| !s.is_empty()).collect();
+    let ids: Vec<&str> = a[1].text().split(',').filter(|s| !s.is_empty()).collect();
+    let users = ctx
+        .host
+        .users()
+        .into_iter()
+        .filter(|u| !names.contains(&u.name.as_str()) && !ids.contains(&u.uid.to_string().as_str()))
+        .map(|u| u.name)
+        .collect();
+    Ok(Value::slist(users))
+}
+
+fn getuid(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let name = a[0].text();
+    match ctx.host.users().into_iter().find(|u| u.name == name) {
+        Some(u) => Ok(Value::int(i64::from(u.uid))),
+        None => Err(ctx.fail(format!(
+            "Could not get UID for user '{name}', (getpwnam: not found)"
+        ))),
+    }
+}
+
+fn getgid(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let name = a[0].text();
+    match ctx.host.groups().into_iter().find(|g| g.name == name) {
+        Some(g) => Ok(Value::int(i64::from(g.gid))),
+        None => Err(ctx.fail(format!(
+            "Could not get GID for group '{name}', (getgrnam: not found)"
+        ))),
+    }
+}
+
+fn userexists(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let n = a[0].text();
+    let found = ctx
+        .host
+        .users()
+        .iter()
+        .any(|u| u.name == n || u.uid.to_string() == n);
+    Ok(Value::context(found))
+}
+
+fn groupexists(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let n = a[0].text();
+    let found = ctx
+        .host
+        .groups()
+        .iter()
+        .any(|g| g.name == n || g.gid.to_string() == n);
+    Ok(Value::context(found))
+}
+
+fn getuserinfo(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let users = ctx.host.users();
+    let who = a.first().map(FnArg::text);
+    let u = match who {
+        Some(n) => users.iter().find(|u| u.name == n || u.uid.to_string() == n),
+        None => users.iter().find(|u| u.uid == 0),
+    };
+    let Some(u) = u else {
+        return Err(FnFail);
+    };
+    let mut m = serde_json::Map::new();
+    m.insert("description".into(), Json::String(u.gecos.clone()));
+    m.insert("gid".into(), json!(u.gid));
+    m.insert("home_dir".into(), Json::String(u.home.clone()));
+    m.insert("shell".into(), Json::String(u.shell.clone()));
+    m.insert("uid".into(), json!(u.uid));
+    m.insert("username".into(), Json::String(u.name.clone()));
+    Ok(Value::Data(Json::Object(m)))
+}
+
+fn hostinnetgroup(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(ctx.host.in_netgroup(a[0].text())))
+}

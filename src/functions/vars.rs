@@ -1,0 +1,196 @@
+//! Variable functions: isvariable, type, getvariablemetatags, variablesmatching,
+//! variablesmatching_as_data, bundlesmatching, bundlestate, datastate, callstack_promisers.
+
+use serde_json::{Map, Value as Json};
+
+use super::args::{bool_opt, full_match, regex};
+use super::classes::filter_tags;
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use crate::expr::env::VarInfo;
+use crate::expr::expand::lookup;
+use crate::expr::VarRef;
+use crate::value::Value;
+
+pub const FUNCTIONS: &[FnDef] = &[
+    def("isvariable", true, isvariable),
+    def("type", true, type_),
+    def("getvariablemetatags", true, getvariablemetatags),
+    def("variablesmatching", true, variablesmatching),
+    def("variablesmatching_as_data", true, variablesmatching_as_data),
+    def("bundlesmatching", true, bundlesmatching),
+    def("bundlestate", true, bundlestate),
+    def("datastate", true, datastate),
+    def("callstack_promisers", true, callstack_promisers),
+    def("callstack_callers", true, callstack_callers),
+];
+
+fn isvariable(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::context(
+        lookup(&*ctx.env, &VarRef::parse(a[0].text())).is_some(),
+    ))
+}
+
+fn type_(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let detail = a.get(1).is_some_and(|d| bool_opt(d.text()));
+    let v = lookup(&*ctx.env, &VarRef::parse(a[0].text()));
+    let s = match (v, detail) {
+        (None, false) => "none".to_string(),
+        (None, true) => "policy none".to_string(),
+        (Some(Value::Data(d)), true) => format!(
+            "data {}",
+            match d {
+                Json::Object(_) => "object",
+                Json::Array(_) => "array",
+                Json::String(_) => "string",
+                Json::Number(_) => "int",
+                Json::Bool(_) => "boolean",
+                Json::Null => "null",
+            }
+        ),
+        (Some(v), true) => format!("policy {}", v.type_name()),
+        (Some(v), false) => v.type_name().to_string(),
+    };
+    Ok(Value::str(s))
+}
+
+fn find_var(ctx: &CallCtx<'_>, name: &str) -> Option<VarInfo> {
+    let r = VarRef::parse(name);
+    let (ns, scope) = r.resolve_scope(&*ctx.env);
+    let lval = r.lval();
+    ctx.env
+        .variables()
+        .into_iter()
+        .find(|v| v.ns == ns && v.scope == scope && v.lval == lval)
+}
+
+fn getvariablemetatags(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let tags = find_var(ctx, a[0].text())
+        .map(|v| v.tags)
+        .unwrap_or_default();
+    Ok(Value::slist(filter_tags(tags, a.get(1).map(FnArg::text))))
+}
+
+fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnFail> {
+    let re = regex(ctx, a.first().map_or(".*", FnArg::text))?;
+    let tag_res = a
+        .get(1..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|t| regex(ctx, t.text()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out: Vec<VarInfo> = ctx
+        .env
+        .variables()
+        .into_iter()
+        .filter(|v| full_match(&re, &v.qualified()))
+        .filter(|v| {
+            tag_res
+                .iter()
+                .all(|t| v.tags.iter().any(|tag| full_match(t, tag)))
+        })
+        .collect();
+    out.sort_by_key(|v| v.qualified());
+    Ok(out)
+}
+
+fn variablesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let vars = matching_vars(ctx, a)?;
+    Ok(Value::slist(vars.iter().map(VarInfo::qualified).collect()))
+}
+
+fn variablesmatching_as_data(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let vars = matching_vars(ctx, a)?;
+    let mut m = Map::new();
+    for v in vars {
+        m.insert(v.qualified(), v.value.to_json());
+    }
+    Ok(Value::Data(Json::Object(m)))
+}
+
+fn bundlesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let re = regex(ctx, a.first().map_or(".*", FnArg::text))?;
+    let tag_res = a
+        .get(1..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|t| regex(ctx, t.text()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out: Vec<String> = ctx
+        .env
+        .bundles()
+        .into_iter()
+        .filter(|b| full_match(&re, &format!("{}:{}", b.ns, b.name)))
+        .filter(|b| {
+            tag_res
+                .iter()
+                .all(|t| b.tags.iter().any(|tag| full_match(t, tag)))
+        })
+        .map(|b| format!("{}:{}", b.ns, b.name))
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(Value::slist(out))
+}
+
+fn state_of(ctx: &CallCtx<'_>, ns: &str, scope: &str) -> Map<String, Json> {
+    let mut m = Map::new();
+    for v in ctx.env.variables() {
+        if v.ns == ns && v.scope == scope && !v.lval.contains('[') {
+            m.insert(v.lval.clone(), v.value.to_json());
+        }
+    }
+    m
+}
+
+fn bundlestate(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let name = a[0].text();
+    let (ns, b) = match name.split_once(':') {
+        Some((n, b)) => (n.to_string(), b.to_string()),
+        None => (ctx.env.current_ns().to_string(), name.to_string()),
+    };
+    let m = state_of(ctx, &ns, &b);
+    if m.is_empty() {
+        return Err(FnFail);
+    }
+    Ok(Value::Data(Json::Object(m)))
+}
+
+fn datastate(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
+    Ok(Value::Data(datastate_json(ctx)))
+}
+
+/// `{"classes": {name: true}, "vars": {bundle: {var: value}}}` as `datastate()` builds it; bundles in
+/// other namespaces are keyed `ns:bundle`.
+pub fn datastate_json(ctx: &CallCtx<'_>) -> Json {
+    let mut classes = Map::new();
+    for c in ctx.env.classes() {
+        classes.insert(c.qualified(), Json::Bool(true));
+    }
+    let mut vars: Map<String, Json> = Map::new();
+    for v in ctx.env.variables() {
+        if v.lval.contains('[') {
+            continue;
+        }
+        let key = if v.ns == "default" {
+            v.scope.clone()
+        } else {
+            format!("{}:{}", v.ns, v.scope)
+        };
+        let entry = vars.entry(key).or_insert_with(|| Json::Object(Map::new()));
+        if let Json::Object(m) = entry {
+            m.insert(v.lval.clone(), v.value.to_json());
+        }
+    }
+    let mut top = Map::new();
+    top.insert("classes".into(), Json::Object(classes));
+    top.insert("vars".into(), Json::Object(vars));
+    Json::Object(top)
+}
+
+fn callstack_promisers(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
+    Ok(Value::slist(ctx.env.callstack_promisers()))
+}
+
+fn callstack_callers(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
+    Ok(Value::Data(ctx.env.callstack_callers()))
+}
