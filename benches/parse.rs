@@ -30,7 +30,10 @@ fn cf_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 fn main() -> ExitCode {
     // `cargo bench` passes `--bench`; ignore flags, take the first number and the first other word.
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let iterations = match args.iter().find_map(|a| a.parse::<usize>().ok()) {
         Some(n) if (1..=MAX_ITERATIONS).contains(&n) => n,
         Some(n) => {
@@ -78,7 +81,8 @@ fn main() -> ExitCode {
     let start = Instant::now();
     for _ in 0..iterations {
         for (path, text) in &inputs {
-            let _ = std::hint::black_box(cfsim::syntax::parse_file(path, std::hint::black_box(text)));
+            let _ =
+                std::hint::black_box(cfsim::syntax::parse_file(path, std::hint::black_box(text)));
         }
     }
     let secs = start.elapsed().as_secs_f64();
@@ -91,7 +95,10 @@ fn main() -> ExitCode {
         mb / secs
     );
     if failed > 0 {
-        eprintln!("parse bench: {failed} of {} files failed to parse", inputs.len());
+        eprintln!(
+            "parse bench: {failed} of {} files failed to parse",
+            inputs.len()
+        );
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
