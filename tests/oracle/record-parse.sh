@@ -87,7 +87,7 @@ echo "record-parse: ${#files[@]} fixtures, $failures failures"
 # ok/pcf-lossy.txt: which F.pcf the real cf-promises cannot parse back to F.json. Needs a JSON comparison,
 # which the Rust test does; regenerate it after a full re-recording.
 if [ $# -eq 0 ]; then
-  (cd "$root" && RECORD_PCF_LOSSY=1 cargo test -q --test parse_recordings pcf_lossy >/dev/null) ||
-    { echo "record-parse: regenerating ok/pcf-lossy.txt failed" >&2; exit 1; }
+  (cd "$root" && RECORD_PCF_LOSSY=1 cargo test -q --test parse_recordings pcf_lossy >"$tmp/cargo" 2>&1) ||
+    { cat "$tmp/cargo" >&2; echo "record-parse: regenerating ok/pcf-lossy.txt failed" >&2; exit 1; }
   echo "record-parse: ok/pcf-lossy.txt lists $(grep -vc '^#' "$parse/ok/pcf-lossy.txt") fixtures"
 fi
