@@ -248,37 +248,37 @@ fn hostile_inputs() -> Vec<(String, Vec<u8>)> {
         ),
     ];
     let mut long_string = b"bundle agent main { reports: \"".to_vec();
-    long_string.extend(std::iter::repeat(b'a').take(TEN_MB));
+    long_string.extend(std::iter::repeat_n(b'a', TEN_MB));
     long_string.extend_from_slice(b"\"; }\n");
     cases.push(("ten_mb_string_line.cf".into(), long_string));
     let mut long_garbage = garbage(7, TEN_MB, b"abc {}();,=>\"'$@:.!|&");
     long_garbage.retain(|b| *b != b'\n');
     cases.push(("ten_mb_garbage_line.cf".into(), long_garbage));
     let mut braces = b"bundle agent main { vars: \"x\" slist => ".to_vec();
-    braces.extend(std::iter::repeat(b'{').take(DEPTH));
-    braces.extend(std::iter::repeat(b'}').take(DEPTH));
+    braces.extend(std::iter::repeat_n(b'{', DEPTH));
+    braces.extend(std::iter::repeat_n(b'}', DEPTH));
     braces.extend_from_slice(b"; }\n");
     cases.push(("deep_braces.cf".into(), braces));
     let mut calls = b"bundle agent main { vars: \"x\" string => ".to_vec();
     for _ in 0..DEPTH {
         calls.extend_from_slice(b"f(");
     }
-    calls.extend(std::iter::repeat(b')').take(DEPTH));
+    calls.extend(std::iter::repeat_n(b')', DEPTH));
     calls.extend_from_slice(b"; }\n");
     cases.push(("deep_calls.cf".into(), calls));
     let mut parens = b"bundle agent main { reports: ".to_vec();
-    parens.extend(std::iter::repeat(b'(').take(DEPTH));
+    parens.extend(std::iter::repeat_n(b'(', DEPTH));
     parens.extend_from_slice(b"linux");
-    parens.extend(std::iter::repeat(b')').take(DEPTH));
+    parens.extend(std::iter::repeat_n(b')', DEPTH));
     parens.extend_from_slice(b":: \"x\"; }\n");
     cases.push(("deep_guard_parens.cf".into(), parens));
     let mut if_parens = b"bundle agent main { reports: \"x\" if => \"".to_vec();
-    if_parens.extend(std::iter::repeat(b'(').take(DEPTH));
+    if_parens.extend(std::iter::repeat_n(b'(', DEPTH));
     if_parens.extend_from_slice(b"linux\"; }\n");
     cases.push(("deep_if_parens_unclosed.cf".into(), if_parens));
     let mut open_only = Vec::new();
-    open_only.extend(std::iter::repeat(b'{').take(DEPTH));
-    open_only.extend(std::iter::repeat(b'(').take(DEPTH));
+    open_only.extend(std::iter::repeat_n(b'{', DEPTH));
+    open_only.extend(std::iter::repeat_n(b'(', DEPTH));
     cases.push(("deep_open_only.cf".into(), open_only));
     for seed in 1..=8u64 {
         let all_bytes: Vec<u8> = (0..=255).collect();
@@ -295,7 +295,9 @@ fn hostile_inputs() -> Vec<(String, Vec<u8>)> {
     cases
 }
 
-/// cfsim never crashes on hostile input: exit 0 or 1 (a signal, a timeout, or Rust's panic exit 101 fail).
+/// cfsim never crashes on hostile input: exit 0 or 1 (a signal, a timeout, or Rust's panic exit 101 fail),
+/// and an exit 1 comes with at least one error diagnostic (`path:line:col: error:` or cf-promises' fatal
+/// form `path: line,col: Fatal error …`).
 #[test]
 fn hostile_input_never_crashes() {
     let dir = scratch("hostile");
@@ -313,6 +315,11 @@ fn hostile_input_never_crashes() {
                 failures.push(format!(
                     "{name} (-p {format}): cfsim {}: {}",
                     out.describe(),
+                    preview(&out.stderr)
+                ));
+            } else if out.code == Some(1) && first_error_line(&out.stderr).is_none() {
+                failures.push(format!(
+                    "{name} (-p {format}): exit 1 without an error diagnostic: {}",
                     preview(&out.stderr)
                 ));
             }

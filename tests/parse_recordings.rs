@@ -48,6 +48,21 @@ fn every_fixture_has_its_recordings() {
             }
         }
     }
+    for kind in ["ok", "err"] {
+        let dir = parse_support::parse_dir().join(kind);
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let recording = path.extension().is_some_and(|e| {
+                ["json", "pcf", "expected", "line"].contains(&e.to_string_lossy().as_ref())
+            });
+            if recording && !with_ext(&path, "cf").is_file() {
+                failures.push(format!(
+                    "{kind}/{}: recording without a .cf fixture",
+                    path.display()
+                ));
+            }
+        }
+    }
     failures.assert_none("recordings present", ok.len() + err.len());
 }
 

@@ -6,7 +6,8 @@
 #
 # ok/F.cf  -> ok/F.json (stdout of `cf-promises -p json -f ./F.cf`), ok/F.pcf (stdout of `-p cf`)
 # err/F.cf -> err/F.expected (exit code, stderr, stdout of `cf-promises -f ./F.cf`; format in
-#             policies/parse/README.md) and err/F.line (line of the first `path:line:col: error:`)
+#             policies/parse/README.md) and err/F.line (line of the first `path:line:col: error:`, or of
+#             `path: line,col: Fatal error …`)
 # Every command runs from the fixture's directory with the path `./F.cf`, so sourcePath is `./F.cf`.
 # Only `cf-promises` is run (never cf-agent), so nothing on the machine changes.
 set -euo pipefail
@@ -54,7 +55,9 @@ record_err() {
     if [ "$rc" -eq 0 ]; then
       echo "record-parse: err/$base accepted by cf-promises (exit 0)" >&2; exit 1
     fi
-    line=$(LC_ALL=C grep -a -m1 -E '^[^ ]+:[0-9]+:[0-9]+: error:' "$tmp/err" | LC_ALL=C sed -E 's/^.*:([0-9]+):[0-9]+: error:.*$/\1/' || true)
+    # `path:L:C: error: …`, or the fatal form `path: L,C: Fatal error during parsing: …`
+    line=$(LC_ALL=C grep -a -m1 -E '^[^ ]+(:[0-9]+:[0-9]+: error:|: [0-9]+,[0-9]+: Fatal error)' "$tmp/err" |
+      LC_ALL=C sed -E 's/^[^ ]+(:|: )([0-9]+)[:,][0-9]+: (error|Fatal error).*$/\2/' || true)
     if [ -z "$line" ]; then
       echo "record-parse: err/$base: no 'path:line:col: error:' line on stderr" >&2; exit 1
     fi
@@ -84,7 +87,7 @@ echo "record-parse: ${#files[@]} fixtures, $failures failures"
 # ok/pcf-lossy.txt: which F.pcf the real cf-promises cannot parse back to F.json. Needs a JSON comparison,
 # which the Rust test does; regenerate it after a full re-recording.
 if [ $# -eq 0 ]; then
-  (cd "$root" && RECORD_PCF_LOSSY=1 cargo test -q --test parse_recordings pcf_lossy >/dev/null) ||
-    { echo "record-parse: regenerating ok/pcf-lossy.txt failed" >&2; exit 1; }
+  (cd "$root" && RECORD_PCF_LOSSY=1 cargo test -q --test parse_recordings pcf_lossy >"$tmp/cargo" 2>&1) ||
+    { cat "$tmp/cargo" >&2; echo "record-parse: regenerating ok/pcf-lossy.txt failed" >&2; exit 1; }
   echo "record-parse: ok/pcf-lossy.txt lists $(grep -vc '^#' "$parse/ok/pcf-lossy.txt") fixtures"
 fi

@@ -199,15 +199,17 @@ fn push_section(out: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
-/// Line number of the first `path:line:col: error:` line of a diagnostic stream.
+/// Line number of the first error of a diagnostic stream: a `path:line:col: error: …` line, or the form
+/// cf-promises uses for fatal parser errors, `path: line,col: Fatal error during parsing: …`.
 pub fn first_error_line(stderr: &[u8]) -> Option<u32> {
-    let re = regex::bytes::Regex::new(r"^[^ ]+:([0-9]+):[0-9]+: error:").unwrap();
+    let re = regex::bytes::Regex::new(
+        r"^[^ ]+(?::([0-9]+):[0-9]+: error:|: ([0-9]+),[0-9]+: Fatal error)",
+    )
+    .unwrap();
     stderr.split(|b| *b == b'\n').find_map(|line| {
         let caps = re.captures(line)?;
-        std::str::from_utf8(caps.get(1)?.as_bytes())
-            .ok()?
-            .parse()
-            .ok()
+        let num = caps.get(1).or_else(|| caps.get(2))?;
+        std::str::from_utf8(num.as_bytes()).ok()?.parse().ok()
     })
 }
 
