@@ -5,4 +5,5 @@
 //! module protocol and hENC) build on the AST.
 
 pub mod diag;
+pub mod host;
 pub mod source;
