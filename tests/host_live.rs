@@ -136,3 +136,58 @@ fn strip_inet_stats(line: &str) -> String {
     }];
     render_vars(&vars).trim_end().to_string()
 }
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+#[test]
+fn local_hard_classes_equal_real_cf_promises() {
+    if !agent_available("local_hard_classes_equal_real_cf_promises") {
+        return;
+    }
+    // cf-promises prints no clock; run it inside one minute (retry once) and pin our clock to it.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("host-promises-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo_path("policies/hosts/live/trivial.cf"),
+        dir.join("trivial.cf"),
+    )
+    .unwrap();
+    let mut attempt = 0;
+    let (t0, out) = loop {
+        let t0 = now();
+        let out = std::process::Command::new("cf-promises")
+            .args(["-f", "./trivial.cf", "--show-classes"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let t1 = now();
+        attempt += 1;
+        if t0 / 60 == t1 / 60 || attempt == 2 {
+            break (t0, String::from_utf8_lossy(&out.stdout).to_string());
+        }
+    };
+    let mut host = load_host("local").unwrap();
+    host.time.epoch = t0;
+    let expected: Vec<String> = parse_classes(&out)
+        .into_iter()
+        .filter(|(_, t)| t.split(',').any(|x| x == "hardclass"))
+        .map(|(n, t)| format!("{n} {t}"))
+        .collect();
+    assert!(
+        expected.iter().any(|c| c.starts_with("common ")),
+        "cf-promises defines `common`"
+    );
+    let got: Vec<String> = hard_classes(&host, Component::Promises)
+        .sorted()
+        .into_iter()
+        .map(|c| format!("{} {},hardclass", c.name, c.tags))
+        .collect();
+    let d = diff("class", &expected, &got);
+    assert!(d.is_empty(), "{}", d.join("\n"));
+}

@@ -272,3 +272,28 @@ fn interfaces(host: &Host, s: &mut ClassSet) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_definition_keeps_its_tags() {
+        let mut s = ClassSet::default();
+        s.put("vm", "derived-from=sys.fqhost");
+        s.put("vm", "derived-from=sys.uqhost");
+        s.put("", "ignored");
+        assert_eq!(s.tags("vm"), Some("derived-from=sys.fqhost"));
+        assert_eq!(s.len(), 1);
+        s.put("a.b-c", "x");
+        assert!(s.contains("a_b_c"));
+    }
+
+    #[test]
+    fn word_size_from_machine() {
+        assert_eq!(word_bits("x86_64"), 64);
+        assert_eq!(word_bits("aarch64"), 64);
+        assert_eq!(word_bits("armv7l"), 32);
+        assert_eq!(word_bits("i686"), 32);
+    }
+}

@@ -40,7 +40,7 @@ pub fn iprange(host: &Host, range: &str, ifaces: &[String]) -> IpRangeResult {
 }
 
 /// C `sscanf(s, "%63[^<stop>]")`: `None` when no character matches (the buffer keeps its old value).
-fn scan_set<'a>(s: &'a str, stop: char) -> Option<&'a str> {
+fn scan_set(s: &str, stop: char) -> Option<&str> {
     let end = s.find(stop).unwrap_or(s.len()).min(63);
     if end == 0 {
         None

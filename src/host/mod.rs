@@ -14,6 +14,7 @@ pub mod local;
 pub mod os_classes;
 pub mod profile;
 pub mod profile_out;
+mod profile_parts;
 pub mod sysvars;
 pub mod time;
 

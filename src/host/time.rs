@@ -286,6 +286,28 @@ mod tests {
     }
 
     #[test]
+    fn tzif_transitions() {
+        // Minimal TZif: two transitions (t=100 → type 1, t=200 → type 0), types +3600 and +7200.
+        let mut d = b"TZif2".to_vec();
+        d.extend([0u8; 15]);
+        for n in [0u32, 0, 0, 2, 2, 4] {
+            d.extend(n.to_be_bytes());
+        }
+        d.extend(100u32.to_be_bytes());
+        d.extend(200u32.to_be_bytes());
+        d.extend([1u8, 0]);
+        d.extend(3600i32.to_be_bytes());
+        d.extend([0u8, 0]);
+        d.extend(7200i32.to_be_bytes());
+        d.extend([1u8, 0]);
+        d.extend(b"AB\0\0");
+        assert_eq!(tzif_offset(&d, 50), Some(3600));
+        assert_eq!(tzif_offset(&d, 150), Some(7200));
+        assert_eq!(tzif_offset(&d, 250), Some(3600));
+        assert_eq!(tzif_offset(b"nope", 0), None);
+    }
+
+    #[test]
     fn five_minute_slot_wraps() {
         let c = civil(
             days_from_civil(2026, 11, 21) * 86_400 + 7 * 3600 + 57 * 60,
