@@ -43,20 +43,25 @@ pub struct HardClass {
     pub tags: String,
 }
 
-/// Hard classes in definition order; the first definition of a name wins.
+/// Hard classes in definition order.
+///
+/// Redefinition follows cf-agent 3.21 (verified in namespaces with hostnames `x.y`, `a-b`,
+/// `a-b.c-d.example.com`, `db1.dc1.example.net`): the "already defined?" lookup uses the name as
+/// given, so a name that is already canonical keeps its first definition, while a name that needs
+/// canonifying (`dc1.example.net`, `a-b`) is never found and replaces the tags of the canonical class.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClassSet {
     map: IndexMap<String, String>,
 }
 
 impl ClassSet {
-    /// Define `name` (canonified) with `tags` unless it is already defined or empty.
+    /// Define `name` (canonified) with `tags`; see the type docs for redefinition.
     pub fn put(&mut self, name: &str, tags: &str) {
         let n = canonify(name);
-        if n.is_empty() {
+        if n.is_empty() || (n == name && self.map.contains_key(&n)) {
             return;
         }
-        self.map.entry(n).or_insert_with(|| tags.to_string());
+        self.map.insert(n, tags.to_string());
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -278,15 +283,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn first_definition_keeps_its_tags() {
+    fn redefinition_rules() {
         let mut s = ClassSet::default();
         s.put("vm", "derived-from=sys.fqhost");
         s.put("vm", "derived-from=sys.uqhost");
         s.put("", "ignored");
         assert_eq!(s.tags("vm"), Some("derived-from=sys.fqhost"));
         assert_eq!(s.len(), 1);
-        s.put("a.b-c", "x");
-        assert!(s.contains("a_b_c"));
+        s.put("a-b", "derived-from=sys.fqhost");
+        s.put("a-b", "derived-from=sys.uqhost");
+        assert_eq!(s.tags("a_b"), Some("derived-from=sys.uqhost"));
     }
 
     #[test]

@@ -1,0 +1,247 @@
+//! Verifies the OS and naming derivations of every shipped profile against the real cf-agent 3.21:
+//! the agent runs in a private mount+UTS namespace (`unshare --mount --uts`) where the profile's
+//! hostname is set and a copy of `/etc` carrying the profile's `/etc/os-release`, distro marker files
+//! and an `/etc/hosts` line for its fully qualified name is bind-mounted over `/etc`. Nothing outside
+//! the scratch directory is written; the namespace ends with the command. cfsim evaluates the same
+//! hybrid (this machine's interfaces, CPUs, kernel and clock + the profile's names and OS files),
+//! plus hostname edge cases (`x.y`, `a-b`, `a-b.c-d.example.com`, mixed case) on the web1 profile.
+//! Skip note without cf-agent (FAIL when `CI=true`) or when namespaces are not permitted.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod host_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cfsim::host::hard_classes::Component;
+use cfsim::host::local::hosts_lookup;
+use cfsim::host::os_classes::DISTRO_FILES;
+use cfsim::host::sysvars::render_vars;
+use cfsim::host::{hard_classes, load_host, sys_vars, FileSystem, Host};
+use host_support::*;
+
+fn hybrid(profile: &Host, hosts_line: &str) -> Host {
+    let mut h = load_host("local").unwrap();
+    h.hostname = profile.hostname.clone();
+    h.domain = profile.domain.clone();
+    h.os.os_release = profile.os.os_release.clone();
+    let mut fs = FileSystem::default();
+    for p in DISTRO_FILES {
+        if let Some(f) = profile.file(p) {
+            fs.map.insert(p.to_string(), f);
+        }
+    }
+    h.files = fs;
+    let (fq, _, _) = h.names();
+    h.host_aliases = hosts_lookup(hosts_line, &fq)
+        .map(|(_, a)| a)
+        .unwrap_or_default();
+    h
+}
+
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Build the fake `/etc` for `profile` under `dir`; returns the `/etc/hosts` line added.
+fn fake_etc(profile: &Host, dir: &Path) -> String {
+    let etc = dir.join("etc");
+    let _ = std::fs::remove_dir_all(&etc);
+    let st = Command::new("cp")
+        .args(["-a", "/etc"])
+        .arg(&etc)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for p in DISTRO_FILES.iter().chain(["/etc/os-release"].iter()) {
+        if let Some(rel) = p.strip_prefix("/etc/") {
+            let _ = std::fs::remove_file(etc.join(rel));
+        }
+    }
+    let mut osr = String::new();
+    for (k, v) in &profile.os.os_release {
+        osr.push_str(&format!("{k}=\"{v}\"\n"));
+    }
+    std::fs::write(etc.join("os-release"), osr).unwrap();
+    for p in DISTRO_FILES {
+        if let (Some(rel), Some(f)) = (p.strip_prefix("/etc/"), profile.file(p)) {
+            std::fs::write(etc.join(rel), f.content).unwrap();
+        }
+    }
+    let nodename = profile.hostname.to_lowercase();
+    let line = if profile.domain.is_empty() {
+        format!("127.0.1.1 {nodename}\n")
+    } else {
+        format!(
+            "127.0.1.1 {nodename}.{} {nodename}\n",
+            profile.domain.to_lowercase()
+        )
+    };
+    let mut hosts = std::fs::read_to_string(etc.join("hosts")).unwrap_or_default();
+    hosts.push_str(&line);
+    std::fs::write(etc.join("hosts"), hosts).unwrap();
+    line
+}
+
+fn run_in_namespace(profile: &Host, dir: &Path) -> Option<String> {
+    std::fs::copy(
+        repo_path("policies/hosts/live/trivial.cf"),
+        dir.join("trivial.cf"),
+    )
+    .unwrap();
+    let script = format!(
+        "mount --bind {etc} /etc && hostname {host} && cd {dir} && cf-promises -c -f ./trivial.cf && \
+         cf-agent -K -f ./trivial.cf --show-evaluated-classes --show-evaluated-vars='sys\\..*'",
+        etc = sh_quote(&dir.join("etc").to_string_lossy()),
+        host = sh_quote(&profile.hostname),
+        dir = sh_quote(&dir.to_string_lossy()),
+    );
+    let out = Command::new("timeout")
+        .args(["120", "unshare", "--mount", "--uts", "sh", "-c", &script])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "note: namespace run failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+fn strip_stats(line: &str) -> String {
+    if !line.starts_with("default:sys.inet ") {
+        return line.to_string();
+    }
+    let (start, end) = (line.find('{').unwrap(), line.rfind('}').unwrap());
+    let mut v: serde_json::Value = serde_json::from_str(&line[start..=end]).unwrap();
+    v.as_object_mut().unwrap().remove("stats");
+    let vars = vec![cfsim::host::SysVar {
+        name: "inet".into(),
+        value: cfsim::host::SysValue::Data(v),
+        tags: line[end + 1..].trim().into(),
+    }];
+    render_vars(&vars).trim_end().to_string()
+}
+
+#[test]
+fn shipped_profile_names_and_os_files_match_real_agent() {
+    if !agent_available("shipped_profile_names_and_os_files_match_real_agent") {
+        return;
+    }
+    if Command::new("unshare")
+        .args(["--mount", "--uts", "true"])
+        .status()
+        .map(|s| !s.success())
+        .unwrap_or(true)
+    {
+        eprintln!("note: shipped_profile_names_and_os_files_match_real_agent: skipped, namespaces not permitted here");
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let mut hosts: Vec<(String, Host)> = Vec::new();
+    for entry in std::fs::read_dir(repo_path("policies/hosts")).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".json") || name == "schema.json" || name == "ci-machine.json" {
+            continue;
+        }
+        hosts.push((name, load_host(p.to_str().unwrap()).unwrap()));
+    }
+    hosts.sort_by(|a, b| a.0.cmp(&b.0));
+    // Naming edge cases on top of the web1 profile: canonical vs non-canonical class redefinition.
+    let web1 = load_host(
+        repo_path("policies/hosts/web1-oslo-debian.json")
+            .to_str()
+            .unwrap(),
+    )
+    .unwrap();
+    for (hn, dom) in [
+        ("x.y", ""),
+        ("a-b", ""),
+        ("a-b.c-d.example.com", ""),
+        ("Mixed-Case", "Example.COM"),
+    ] {
+        let mut h = web1.clone();
+        h.hostname = hn.into();
+        h.domain = dom.into();
+        hosts.push((format!("web1 as {hn}"), h));
+    }
+    for (name, profile) in hosts {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "host-ns-{}-{}",
+            std::process::id(),
+            checked
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = fake_etc(&profile, &dir);
+        let Some(out) = run_in_namespace(&profile, &dir) else {
+            failures.push(format!("{name}: the namespace run failed"));
+            continue;
+        };
+        let _ = std::fs::remove_dir_all(dir.join("etc"));
+        let rows = var_lines(&out);
+        let systime: i64 = rows
+            .iter()
+            .find(|r| r.starts_with("default:sys.systime "))
+            .and_then(|r| r.split_whitespace().nth(1)?.parse().ok())
+            .unwrap();
+        let mut host = hybrid(&profile, &line);
+        host.time.epoch = systime;
+        if let Some(up) = rows
+            .iter()
+            .find(|r| r.starts_with("default:sys.uptime "))
+            .and_then(|r| r.split_whitespace().nth(1)?.parse().ok())
+        {
+            host.uptime_minutes = Some(up);
+        }
+        let expected: Vec<String> = parse_classes(&out)
+            .into_iter()
+            .filter(|(_, t)| t.split(',').any(|x| x == "hardclass"))
+            .map(|(n, t)| format!("{n} {t}"))
+            .collect();
+        let got: Vec<String> = hard_classes(&host, Component::Agent)
+            .sorted()
+            .into_iter()
+            .map(|c| format!("{} {},hardclass", c.name, c.tags))
+            .collect();
+        for e in &expected {
+            if !got.contains(e) {
+                failures.push(format!("{name}: class missing in cfsim: {e}"));
+            }
+        }
+        for g in &got {
+            if !expected.contains(g) {
+                failures.push(format!("{name}: class extra in cfsim: {g}"));
+            }
+        }
+        let expected_vars: Vec<String> = rows
+            .iter()
+            .filter(|l| {
+                !l.starts_with("default:sys.interfaces_data ")
+                    && !l.starts_with("default:sys.inet6 ")
+            })
+            .map(|l| strip_stats(l))
+            .collect();
+        let got_vars: Vec<String> = render_vars(&sys_vars(&host, Some(&dir.join("trivial.cf"))))
+            .lines()
+            .map(str::to_string)
+            .collect();
+        for e in &expected_vars {
+            if !got_vars.contains(e) {
+                failures.push(format!("{name}: var missing in cfsim: {e}"));
+            }
+        }
+        for g in &got_vars {
+            if !expected_vars.contains(g) {
+                failures.push(format!("{name}: var extra in cfsim: {g}"));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 9, "checked only {checked} hosts");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
