@@ -253,8 +253,10 @@ fn interface_vars(host: &Host, o: &mut Out) {
             if !iface.has_flag("loopback") {
                 if let Some(mac) = &iface.mac {
                     o.s(&format!("hardware_mac[{cname}]"), mac.clone(), SRC);
-                    macs.push(mac.clone());
-                    ifaces.push(iface.name.clone());
+                    // Verified (netns, two addresses on one interface): these lists hold each value
+                    // once, while `hardware_flags` gets one entry per address.
+                    push_once(&mut macs, mac);
+                    push_once(&mut ifaces, &iface.name);
                 }
             }
         }
@@ -266,6 +268,21 @@ fn interface_vars(host: &Host, o: &mut Out) {
             }
         }
     }
+    // Verified (netns, IPv6-only `wlp2s0`): a non-loopback interface with IPv6 addresses but no
+    // IPv4 joins `sys.interfaces` (after the IPv4 ones; kernel order assumed when there are several).
+    for iface in host
+        .interfaces
+        .iter()
+        .filter(|i| !i.has_flag("loopback") && i.ipv4.is_empty())
+    {
+        if iface
+            .ipv6
+            .iter()
+            .any(|a| a.address != std::net::Ipv6Addr::LOCALHOST)
+        {
+            push_once(&mut ifaces, &iface.name);
+        }
+    }
     for iface in extra_mac_interfaces(host) {
         if let Some(mac) = &iface.mac {
             o.s(
@@ -273,7 +290,7 @@ fn interface_vars(host: &Host, o: &mut Out) {
                 mac.clone(),
                 "source=agent,derived-from=ifconfig",
             );
-            macs.push(mac.clone());
+            push_once(&mut macs, mac);
         }
     }
     if !ifaces.is_empty() {
@@ -295,6 +312,12 @@ fn interface_vars(host: &Host, o: &mut Out) {
     }
     if !ips.is_empty() {
         o.put("ip_addresses", SysValue::List(ips), SRC);
+    }
+}
+
+fn push_once(list: &mut Vec<String>, v: &str) {
+    if !list.iter().any(|x| x == v) {
+        list.push(v.to_string());
     }
 }
 
@@ -361,21 +384,34 @@ fn inet(host: &Host, o: &mut Out) {
             routes.push(r);
         }
     }
+    // Connected routes in `/proc/net/route` (FIB trie) order: by destination, one per subnet.
+    let mut connected: Vec<(u32, u8, &str)> = Vec::new();
     for i in host
         .interfaces
         .iter()
         .filter(|i| i.has_flag("up") && !i.has_flag("loopback"))
     {
         for a in &i.ipv4 {
-            let net = u32::from(a.address) & u32::from(mask(a.prefix));
-            routes.push(route(
-                std::net::Ipv4Addr::from(net).to_string(),
-                "0.0.0.0".into(),
-                &i.name,
-                mask(a.prefix).to_string(),
-                false,
-            ));
+            let key = (
+                u32::from(a.address) & u32::from(mask(a.prefix)),
+                a.prefix,
+                i.name.as_str(),
+            );
+            if !connected.contains(&key) {
+                connected.push(key);
+            }
         }
+    }
+    connected.sort_by_key(|(dest, prefix, _)| (*dest, std::cmp::Reverse(*prefix)));
+    for (dest, prefix, name) in connected {
+        let d = std::net::Ipv4Addr::from(dest).to_string();
+        routes.push(route(
+            d,
+            "0.0.0.0".into(),
+            name,
+            mask(prefix).to_string(),
+            false,
+        ));
     }
     m.insert("routes".into(), Value::Array(routes));
     o.put(
