@@ -191,3 +191,46 @@ fn local_hard_classes_equal_real_cf_promises() {
     let d = diff("class", &expected, &got);
     assert!(d.is_empty(), "{}", d.join("\n"));
 }
+
+#[test]
+fn time_classes_and_date_follow_the_zone_like_real_agent() {
+    if !agent_available("time_classes_and_date_follow_the_zone_like_real_agent") {
+        return;
+    }
+    for zone in ["Europe/Oslo", "America/New_York", "Asia/Kolkata"] {
+        let tzfile = format!("/usr/share/zoneinfo/{zone}");
+        let Ok(tzdata) = std::fs::read(&tzfile) else {
+            eprintln!("note: {tzfile} missing; zone skipped");
+            continue;
+        };
+        let out = run_agent_env(
+            &repo_path("policies/hosts/live/trivial.cf"),
+            &["--show-evaluated-classes=.*", "--show-evaluated-vars=sys\\.(systime|date|cdate)"],
+            &[("TZ", zone)],
+        );
+        let mut host = pinned_local(&out);
+        host.time.utc_offset = cfsim::host::time::tzif_offset(&tzdata, host.time.epoch).unwrap();
+        let time_rows = |v: Vec<String>| -> Vec<String> { v.into_iter().filter(|r| r.contains("time_based")).collect() };
+        let expected = time_rows(parse_classes(&out).into_iter().map(|(n, t)| format!("{n} {t}")).collect());
+        let got = time_rows(
+            hard_classes(&host, Component::Agent)
+                .sorted()
+                .into_iter()
+                .map(|c| format!("{} {},hardclass", c.name, c.tags))
+                .collect(),
+        );
+        // 12 local + 12 GMT names; `Hr%d` and `Hr%02d` coincide from 10:00.
+        assert!(expected.len() >= 22, "{zone}: too few time classes: {expected:?}");
+        assert_eq!(got, expected, "{zone}");
+        let vars: Vec<String> = render_vars(&sys_vars(&host, None))
+            .lines()
+            .filter(|l| l.starts_with("default:sys.date ") || l.starts_with("default:sys.cdate "))
+            .map(str::to_string)
+            .collect();
+        let want: Vec<String> = var_lines(&out)
+            .into_iter()
+            .filter(|l| l.starts_with("default:sys.date ") || l.starts_with("default:sys.cdate "))
+            .collect();
+        assert_eq!(vars, want, "{zone}");
+    }
+}

@@ -110,8 +110,7 @@ fn netns_interfaces(profile: &Host) -> Vec<Interface> {
 
 fn net_script(profile: &Host) -> String {
     let mut sc = String::from("set -e\nip link set lo up\n");
-    let mut k = 0;
-    for i in profile.interfaces.iter().filter(|i| i.name != "lo") {
+    for (k, i) in profile.interfaces.iter().filter(|i| i.name != "lo").enumerate() {
         let (n, p) = (sh_quote(&i.name), format!("p{k}"));
         sc.push_str(&format!("ip link add {n} type veth peer name {p}\n"));
         if let Some(mac) = &i.mac {
@@ -137,7 +136,6 @@ fn net_script(profile: &Host) -> String {
         if i.has_flag("up") {
             sc.push_str(&format!("ip link set {n} up\nip link set {p} up\n"));
         }
-        k += 1;
     }
     if let Some(gw) = profile.default_gateway {
         sc.push_str(&format!("ip route add default via {gw}\n"));

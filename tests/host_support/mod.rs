@@ -23,6 +23,11 @@ pub fn agent_available(test: &str) -> bool {
 
 /// Copy `policy` into a scratch dir and run `cf-agent -K -f ./NAME args...` there after validating it.
 pub fn run_agent(policy: &Path, args: &[&str]) -> String {
+    run_agent_env(policy, args, &[])
+}
+
+/// [`run_agent`] with extra environment variables for the agent (e.g. `TZ`).
+pub fn run_agent_env(policy: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("host-live-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -45,6 +50,7 @@ pub fn run_agent(policy: &Path, args: &[&str]) -> String {
         .arg("cf-agent")
         .args(["-K", "-f", &local])
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(&dir)
         .output()
         .unwrap();
