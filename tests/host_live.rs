@@ -89,6 +89,32 @@ fn local_hard_classes_equal_real_agent() {
 }
 
 #[test]
+fn profile_written_from_local_facts_gives_the_real_agent_classes() {
+    if !agent_available("profile_written_from_local_facts_gives_the_real_agent_classes") {
+        return;
+    }
+    let out = agent_run();
+    let local = pinned_local(&out);
+    let json = serde_json::to_string_pretty(&cfsim::host::profile_out::to_profile(&local)).unwrap();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join(format!("generated-profile-{}.json", std::process::id()));
+    std::fs::write(&file, json).unwrap();
+    let host = load_host(file.to_str().unwrap()).unwrap();
+    let expected: Vec<String> = parse_classes(&out)
+        .into_iter()
+        .filter(|(_, t)| t.split(',').any(|x| x == "hardclass"))
+        .map(|(n, t)| format!("{n} {t}"))
+        .collect();
+    let got: Vec<String> = hard_classes(&host, Component::Agent)
+        .sorted()
+        .into_iter()
+        .map(|c| format!("{} {},hardclass", c.name, c.tags))
+        .collect();
+    let d = diff("class", &expected, &got);
+    assert!(d.is_empty(), "{}", d.join("\n"));
+}
+
+#[test]
 fn local_sys_vars_equal_real_agent() {
     if !agent_available("local_sys_vars_equal_real_agent") {
         return;
@@ -205,13 +231,23 @@ fn time_classes_and_date_follow_the_zone_like_real_agent() {
         };
         let out = run_agent_env(
             &repo_path("policies/hosts/live/trivial.cf"),
-            &["--show-evaluated-classes=.*", "--show-evaluated-vars=sys\\.(systime|date|cdate)"],
+            &[
+                "--show-evaluated-classes=.*",
+                "--show-evaluated-vars=sys\\.(systime|date|cdate)",
+            ],
             &[("TZ", zone)],
         );
         let mut host = pinned_local(&out);
         host.time.utc_offset = cfsim::host::time::tzif_offset(&tzdata, host.time.epoch).unwrap();
-        let time_rows = |v: Vec<String>| -> Vec<String> { v.into_iter().filter(|r| r.contains("time_based")).collect() };
-        let expected = time_rows(parse_classes(&out).into_iter().map(|(n, t)| format!("{n} {t}")).collect());
+        let time_rows = |v: Vec<String>| -> Vec<String> {
+            v.into_iter().filter(|r| r.contains("time_based")).collect()
+        };
+        let expected = time_rows(
+            parse_classes(&out)
+                .into_iter()
+                .map(|(n, t)| format!("{n} {t}"))
+                .collect(),
+        );
         let got = time_rows(
             hard_classes(&host, Component::Agent)
                 .sorted()
@@ -220,7 +256,10 @@ fn time_classes_and_date_follow_the_zone_like_real_agent() {
                 .collect(),
         );
         // 12 local + 12 GMT names; `Hr%d` and `Hr%02d` coincide from 10:00.
-        assert!(expected.len() >= 22, "{zone}: too few time classes: {expected:?}");
+        assert!(
+            expected.len() >= 22,
+            "{zone}: too few time classes: {expected:?}"
+        );
         assert_eq!(got, expected, "{zone}");
         let vars: Vec<String> = render_vars(&sys_vars(&host, None))
             .lines()

@@ -110,7 +110,12 @@ fn netns_interfaces(profile: &Host) -> Vec<Interface> {
 
 fn net_script(profile: &Host) -> String {
     let mut sc = String::from("set -e\nip link set lo up\n");
-    for (k, i) in profile.interfaces.iter().filter(|i| i.name != "lo").enumerate() {
+    for (k, i) in profile
+        .interfaces
+        .iter()
+        .filter(|i| i.name != "lo")
+        .enumerate()
+    {
         let (n, p) = (sh_quote(&i.name), format!("p{k}"));
         sc.push_str(&format!("ip link add {n} type veth peer name {p}\n"));
         if let Some(mac) = &i.mac {

@@ -401,6 +401,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fib_trie_addresses_and_prefixes() {
+        // /proc/net/fib_trie of the CI machine (lo 127.0.0.1/8, eth0 192.0.2.2/24).
+        let trie = "Main:\n  +-- 0.0.0.0/0 3 0 5\n     |-- 0.0.0.0\n        /0 universe UNICAST\n     +-- 127.0.0.0/8 2 0 2\n        +-- 127.0.0.0/31 1 0 0\n           |-- 127.0.0.0\n              /8 host LOCAL\n           |-- 127.0.0.1\n              /32 host LOCAL\n        |-- 127.255.255.255\n           /32 link BROADCAST\n     +-- 192.0.2.0/24 2 0 2\n        +-- 192.0.2.0/30 2 0 2\n           |-- 192.0.2.0\n              /24 link UNICAST\n           |-- 192.0.2.2\n              /32 host LOCAL\n        |-- 192.0.2.255\n           /32 link BROADCAST\nLocal:\n     |-- 127.0.0.1\n        /32 host LOCAL\n";
+        assert_eq!(
+            fib_local_addresses(trie),
+            vec![
+                (Ipv4Addr::new(127, 0, 0, 1), 8),
+                (Ipv4Addr::new(192, 0, 2, 2), 24)
+            ]
+        );
+        let v6 = parse_if_inet6("fd000000000000000000000000000002 04 40 00 82     eth0\n00000000000000000000000000000001 01 80 10 80       lo\n");
+        assert_eq!(v6.len(), 2);
+        assert_eq!(v6[0].0, "eth0");
+        assert_eq!(v6[0].1.address.to_string(), "fd00::2");
+        assert_eq!(v6[0].1.prefix, 64);
+        assert_eq!(v6[1].1.prefix, 128);
+    }
+
+    #[test]
     fn parsers() {
         assert_eq!(cpu_count("0-1"), 2);
         assert_eq!(cpu_count("0-3,6"), 5);
