@@ -252,3 +252,73 @@ fn strip_inet_stats(line: &str) -> String {
     }];
     render_vars(&vars).trim_end().to_string()
 }
+
+/// Every node of every shipped profile replaced by values of other shapes: loading returns `Ok` or
+/// a field error, and deriving classes and vars from whatever loads never panics.
+#[test]
+fn mutated_profiles_never_panic() {
+    fn paths(v: &serde_json::Value, at: Vec<String>, out: &mut Vec<Vec<String>>) {
+        out.push(at.clone());
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    let mut p = at.clone();
+                    p.push(k.clone());
+                    paths(x, p, out);
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    let mut p = at.clone();
+                    p.push(i.to_string());
+                    paths(x, p, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    fn get_mut<'a>(v: &'a mut serde_json::Value, p: &[String]) -> &'a mut serde_json::Value {
+        p.iter().fold(v, |cur, k| match cur {
+            serde_json::Value::Object(m) => m.get_mut(k).unwrap(),
+            serde_json::Value::Array(a) => &mut a[k.parse::<usize>().unwrap()],
+            _ => unreachable!(),
+        })
+    }
+    let replacements = [
+        serde_json::json!(null),
+        serde_json::json!(0),
+        serde_json::json!(-1),
+        serde_json::json!(""),
+        serde_json::json!("../../x/::/999.1.1.1/-5"),
+        serde_json::json!([]),
+        serde_json::json!({}),
+    ];
+    let mut tried = 0;
+    for p in profiles() {
+        let orig: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let mut all = Vec::new();
+        paths(&orig, Vec::new(), &mut all);
+        for path in all.iter().filter(|p| !p.is_empty()) {
+            for r in &replacements {
+                let mut v = orig.clone();
+                *get_mut(&mut v, path) = r.clone();
+                let text = v.to_string();
+                let result = std::panic::catch_unwind(|| {
+                    if let Ok(h) = parse_profile(&text, "m.json", Path::new("/nonexistent")) {
+                        let _ = hard_classes(&h, Component::Agent);
+                        let _ = sys_vars(&h, None);
+                        let _ = cfsim::host::iprange::iprange(&h, "192.0.2.0/24", &[]);
+                    }
+                });
+                assert!(
+                    result.is_ok(),
+                    "panic for {} with {path:?} = {r}",
+                    p.display()
+                );
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 1000, "only {tried} mutations");
+}
