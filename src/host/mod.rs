@@ -267,6 +267,52 @@ impl Host {
         }
     }
 
+    /// Whether `path` is a directory on the host: a prefix of a mapped file, or a directory under
+    /// `files_root`.
+    pub fn is_dir(&self, path: &str) -> bool {
+        let p = path.trim_end_matches('/');
+        let prefix = format!("{p}/");
+        if p.is_empty() || self.files.map.keys().any(|k| k.starts_with(&prefix)) {
+            return true;
+        }
+        match &self.files.root {
+            Some(root) => {
+                let rel = p.trim_start_matches('/');
+                !rel.split('/').any(|c| c == "..") && root.join(rel).is_dir()
+            }
+            None => false,
+        }
+    }
+
+    /// Names directly inside directory `path` (mapped files and `files_root` entries), sorted.
+    pub fn list_dir(&self, path: &str) -> Vec<String> {
+        let p = path.trim_end_matches('/');
+        let prefix = format!("{p}/");
+        let mut names: Vec<String> = self
+            .files
+            .map
+            .keys()
+            .filter_map(|k| k.strip_prefix(&prefix))
+            .filter_map(|rest| rest.split('/').next())
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect();
+        if let Some(root) = &self.files.root {
+            let rel = p.trim_start_matches('/');
+            if !rel.split('/').any(|c| c == "..") {
+                if let Ok(rd) = std::fs::read_dir(root.join(rel)) {
+                    names.extend(
+                        rd.filter_map(|e| e.ok())
+                            .map(|e| e.file_name().to_string_lossy().to_string()),
+                    );
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// The recorded result of `cmdline`, if the host knows it.
     pub fn command(&self, cmdline: &str) -> Option<&CommandResult> {
         self.commands.get(cmdline)
@@ -376,6 +422,42 @@ pub const DEFAULT_CF_COMPONENTS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn host_with_files(paths: &[&str]) -> Host {
+        let mut h = profile::parse_profile(
+            r#"{"hostname":"h","cpus":1,"time":"2026-01-01T00:00:00Z","os":{"arch":"x86_64","kernel_release":"6","kernel_version":"v","release_id":"debian","version":"12"}}"#,
+            "t.json",
+            Path::new("/nonexistent"),
+        )
+        .unwrap_or_else(|e| unreachable!("{e}"));
+        for p in paths {
+            h.files.map.insert(
+                p.to_string(),
+                HostFile {
+                    content: String::new(),
+                    mode: 0o644,
+                },
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn file_lookups_over_the_map() {
+        let h = host_with_files(&["/etc/a.conf", "/etc/app/b.conf", "/var/x"]);
+        assert!(h.file("/etc/a.conf").is_some());
+        assert!(h.file("/etc/nope").is_none());
+        assert!(h.file_exists("/var/x"));
+        assert!(h.is_dir("/etc") && h.is_dir("/etc/app/") && h.is_dir("/"));
+        assert!(!h.is_dir("/etc/a.conf"));
+        assert_eq!(
+            h.list_dir("/etc"),
+            vec!["a.conf".to_string(), "app".to_string()]
+        );
+        assert_eq!(h.list_dir("/"), vec!["etc".to_string(), "var".to_string()]);
+        assert!(h.command("/bin/true").is_none());
+        assert!(h.env("PATH").is_none());
+    }
 
     #[test]
     fn domain_name_rules() {
