@@ -121,9 +121,12 @@ fn local_sys_vars_equal_real_agent() {
     }
     let out = agent_run();
     let host = pinned_local(&out);
-    let entry = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("host-live-{}", std::process::id()))
-        .join("trivial.cf");
+    let entry: std::path::PathBuf = var_lines(&out)
+        .iter()
+        .find(|l| l.starts_with("default:sys.policy_entry_filename "))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("agent printed sys.policy_entry_filename")
+        .into();
     let expected: Vec<String> = var_lines(&out)
         .into_iter()
         .filter(|l| {

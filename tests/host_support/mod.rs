@@ -28,8 +28,10 @@ pub fn run_agent(policy: &Path, args: &[&str]) -> String {
 
 /// [`run_agent`] with extra environment variables for the agent (e.g. `TZ`).
 pub fn run_agent_env(policy: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("host-live-{}", std::process::id()));
+        .join(format!("host-live-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let name = policy.file_name().unwrap().to_string_lossy().to_string();
     std::fs::copy(policy, dir.join(&name)).unwrap();
