@@ -16,6 +16,7 @@ pub mod profile;
 pub mod profile_out;
 mod profile_parts;
 pub mod sysvars;
+mod sysvars_net;
 pub mod time;
 
 use std::fmt;
