@@ -302,6 +302,13 @@ fn shipped_profile_names_and_os_files_match_real_agent() {
         h.domain = dom.into();
         hosts.push((format!("web1 as {hn}"), h));
     }
+    // Network edge cases on top of gw1: a down interface holding IPv4 and IPv6 addresses.
+    let mut gw1 = load_host(repo_path("policies/hosts/gw1-two-nics.json").to_str().unwrap()).unwrap();
+    if let Some(w) = gw1.interfaces.iter_mut().find(|i| i.name == "wlan0") {
+        w.ipv4.push(cfsim::host::Ipv4Net { address: "10.9.8.7".parse().unwrap(), prefix: 24 });
+        w.ipv6.push(cfsim::host::Ipv6Net { address: "fd12::7".parse().unwrap(), prefix: 64 });
+    }
+    hosts.push(("gw1 with addresses on a down interface".into(), gw1));
     for (name, profile) in hosts {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "host-ns-{}-{}",
@@ -374,6 +381,6 @@ fn shipped_profile_names_and_os_files_match_real_agent() {
         }
         checked += 1;
     }
-    assert!(checked >= 9, "checked only {checked} hosts");
+    assert!(checked >= 10, "checked only {checked} hosts");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
