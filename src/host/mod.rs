@@ -376,10 +376,13 @@ impl Host {
     /// `(fqhost, uqhost, domain)` exactly as cf-agent's `CalculateDomainName` computes them.
     pub fn names(&self) -> (String, String, String) {
         let nodename = self.hostname.to_lowercase();
-        let dnsname = if self.domain.is_empty() {
+        let domain = self.domain.to_lowercase();
+        let dnsname = if domain.is_empty() {
             String::new()
+        } else if nodename.ends_with(&format!(".{domain}")) {
+            nodename.clone()
         } else {
-            format!("{}.{}", nodename, self.domain.to_lowercase())
+            format!("{nodename}.{domain}")
         };
         calculate_domain_name(&nodename, &dnsname)
     }
@@ -458,6 +461,31 @@ mod tests {
         assert_eq!(h.list_dir("/"), vec!["etc".to_string(), "var".to_string()]);
         assert!(h.command("/bin/true").is_none());
         assert!(h.env("PATH").is_none());
+    }
+
+    #[test]
+    fn qualified_hostname_with_domain_is_not_doubled() {
+        let mut h = host_with_files(&[]);
+        h.hostname = "db1.dc1.example.net".into();
+        h.domain = "dc1.example.net".into();
+        assert_eq!(
+            h.names(),
+            (
+                "db1.dc1.example.net".into(),
+                "db1".into(),
+                "dc1.example.net".into()
+            )
+        );
+        h.hostname = "Web1".into();
+        h.domain = "Oslo.Example.com".into();
+        assert_eq!(
+            h.names(),
+            (
+                "web1.oslo.example.com".into(),
+                "web1".into(),
+                "oslo.example.com".into()
+            )
+        );
     }
 
     #[test]
