@@ -7,6 +7,7 @@
 //! namespaces end with the command. cfsim evaluates the same hybrid: the profile's names, OS files
 //! and network (plus the peers) with this machine's kernel, CPUs, key, users and clock. Also checks
 //! hostname edge cases (`x.y`, `a-b`, `a-b.c-d.example.com`, mixed case) on the web1 profile.
+//! The recorded `iprange()` case policy is run in each namespace too and compared case by case.
 //! Tolerance: the IPv6 part of `sys.ip_addresses` is compared as a set, because this kernel (gVisor)
 //! lists a namespace's IPv6 addresses in an order that changes between reads.
 //! Skip note without cf-agent (FAIL when `CI=true`) or when namespaces are not permitted.
@@ -195,6 +196,7 @@ fn fake_etc(profile: &Host, dir: &Path) -> String {
 }
 
 const MARK: &str = "=====CFSIM-LOCAL-PROFILE=====";
+const IPMARK: &str = "=====IPRANGE-CASES=====";
 
 /// Configurations local discovery cannot see without ioctl/netlink (documented in docs-host.md):
 /// procfs lists no IPv4 address of an interface that is down (no routes exist for it).
@@ -205,16 +207,22 @@ const LOCAL_DISCOVERY_BLIND: &[(&str, &str)] = &[(
 
 /// Runs the agent in the namespaces, then this test binary's `zz_helper_print_local_profile`
 /// (cfsim's local discovery inside the same namespaces). Returns (agent output, helper output).
-fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String)> {
+fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String, String)> {
     std::fs::copy(
         repo_path("policies/hosts/live/trivial.cf"),
         dir.join("trivial.cf"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo_path("policies/hosts/iprange/iprange_cases.cf"),
+        dir.join("iprange_cases.cf"),
     )
     .unwrap();
     let script = format!(
         "{net}mount -t sysfs sysfs /sys && mount --bind {etc} /etc && hostname {host} && cd {dir} && \
          cf-promises -c -f ./trivial.cf && \
          cf-agent -K -f ./trivial.cf --show-evaluated-classes --show-evaluated-vars='sys\\..*' && \
+         echo {IPMARK} && cf-promises -c -f ./iprange_cases.cf && cf-agent -K -f ./iprange_cases.cf && \
          echo {MARK} && CFSIM_PRINT_LOCAL_PROFILE=1 {exe} --exact zz_helper_print_local_profile --nocapture --test-threads=1",
         net = net_script(profile),
         exe = sh_quote(&std::env::current_exe().unwrap().to_string_lossy()),
@@ -237,8 +245,13 @@ fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String)> {
         return None;
     }
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let (agent, helper) = text.split_once(&format!("{MARK}\n"))?;
-    Some((agent.to_string(), helper.to_string()))
+    let (agents, helper) = text.split_once(&format!("{MARK}\n"))?;
+    let (agent, iprange_out) = agents.split_once(&format!("{IPMARK}\n"))?;
+    Some((
+        agent.to_string(),
+        iprange_out.to_string(),
+        helper.to_string(),
+    ))
 }
 
 /// Entry point re-executed inside the namespaces by the test above (prints cfsim's local discovery
@@ -259,6 +272,36 @@ fn zz_helper_print_local_profile() {
     h.env.clear();
     let json = serde_json::to_string(&cfsim::host::profile_out::to_profile(&h)).unwrap();
     println!("{MARK}{json}{MARK}");
+}
+
+/// Compare cfsim's `iprange()` on `host` with the agent's results for the recorded case policy.
+fn compare_iprange(name: &str, host: &Host, out: &str, failures: &mut Vec<String>) {
+    let text =
+        std::fs::read_to_string(repo_path("policies/hosts/iprange/iprange_cases.cf")).unwrap();
+    let re = regex::Regex::new(r#"^\s*"(c_\d+)" expression => iprange\((.*)\);$"#).unwrap();
+    let arg = regex::Regex::new(r#""([^"]*)""#).unwrap();
+    let mut seen = 0;
+    for c in text.lines().filter_map(|l| re.captures(l)) {
+        let args: Vec<String> = arg.captures_iter(&c[2]).map(|a| a[1].to_string()).collect();
+        let want = out.lines().find_map(|l| {
+            let r = l.strip_prefix(&format!("R: iprange {} ", &c[1]))?;
+            Some(r.trim() == "yes")
+        });
+        let Some(want) = want else {
+            failures.push(format!("{name}: agent printed no result for {}", &c[1]));
+            continue;
+        };
+        seen += 1;
+        let got = cfsim::host::iprange::iprange(host, &args[0], &args[1..]).matched;
+        if got != want {
+            failures.push(format!(
+                "{name}: iprange{args:?}: cfsim {got}, agent {want}"
+            ));
+        }
+    }
+    if seen < 70 {
+        failures.push(format!("{name}: only {seen} iprange results"));
+    }
 }
 
 /// Compare cfsim's classes and vars for `host` with the agent's output; push differences.
@@ -402,7 +445,7 @@ fn shipped_profile_names_and_os_files_match_real_agent() {
         ));
         std::fs::create_dir_all(&dir).unwrap();
         let line = fake_etc(&profile, &dir);
-        let Some((out, helper)) = run_in_namespace(&profile, &dir) else {
+        let Some((out, ipr_out, helper)) = run_in_namespace(&profile, &dir) else {
             failures.push(format!("{name}: the namespace run failed"));
             continue;
         };
@@ -422,6 +465,7 @@ fn shipped_profile_names_and_os_files_match_real_agent() {
         host.time.epoch = systime;
         host.uptime_minutes = uptime.or(host.uptime_minutes);
         compare(&name, &host, &out, &entry, &mut failures);
+        compare_iprange(&name, &host, &ipr_out, &mut failures);
         // cfsim's own local discovery, run inside the same namespaces.
         if let Some((_, why)) = LOCAL_DISCOVERY_BLIND.iter().find(|(n, _)| *n == name) {
             eprintln!("note: {name}: local discovery not compared: {why}");
@@ -444,6 +488,12 @@ fn shipped_profile_names_and_os_files_match_real_agent() {
                     &local,
                     &out,
                     &entry,
+                    &mut failures,
+                );
+                compare_iprange(
+                    &format!("{name} (local discovery)"),
+                    &local,
+                    &ipr_out,
                     &mut failures,
                 );
             }
