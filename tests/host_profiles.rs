@@ -200,7 +200,7 @@ fn malformed_profiles_name_file_field_and_expectation() {
         ("{".into(), "bad.json: host profile is not valid JSON: EOF while parsing an object at line 1 column 1"),
         ("[]".into(), "bad.json: field ``: expected an object, got an array of 0 items"),
         (format!("{{{MIN},\"hostnme\":\"x\"}}"), "bad.json: field `hostnme`: expected one of the known fields ($schema, description, hostname, domain, host_aliases, os, cpus, interfaces, default_gateway, time, timezone, uptime_minutes, key_digest, classes, env, files_root, files, commands, users, groups, current_user, cf_components), got an unknown field"),
-        (MIN.replace("\"cpus\":1", "\"cpus\":\"two\"").pipe_obj(), "bad.json: field `cpus`: expected an integer from 0 to 65536, got string \"two\""),
+        (MIN.replace("\"cpus\":1", "\"cpus\":\"two\"").pipe_obj(), "bad.json: field `cpus`: expected an integer from 1 to 65536, got string \"two\""),
         (MIN.replace("\"time\":\"2026-01-01T00:00:00Z\"", "\"time\":\"2026-01-01 00:00\"").pipe_obj(), "bad.json: field `time`: expected an RFC 3339 time like 2026-11-21T08:16:16+01:00 (too short for YYYY-MM-DDTHH:MM:SS plus a zone), got string \"2026-01-01 00:00\""),
         (MIN.replace("\"arch\":\"x86_64\",", "").pipe_obj(), "bad.json: field `os.arch`: expected a string, got nothing (the field is required)"),
         (MIN.replace("\"x86_64\"", "\"x86_64\",\"kernel\":\"Darwin\"").pipe_obj(), "bad.json: field `os.kernel`: expected \"Linux\" (only Linux hosts are simulated), got string \"Darwin\""),

@@ -230,9 +230,11 @@ impl Reader<'_> {
         let m = self.object(v, "", TOP_FIELDS)?;
         let hostname = self.req_string(m, "hostname", "hostname")?;
         let os = self.os(m.get("os"))?;
-        let cpus = match self.uint(m, "cpus", "cpus", 65_536)? {
-            Some(n) if n >= 1 => n as u32,
-            Some(_) => return self.err("cpus", "an integer from 1 to 65536", "number 0"),
+        let cpus = match m.get("cpus") {
+            Some(v) => match v.as_u64() {
+                Some(n @ 1..=65_536) => n as u32,
+                _ => return self.err("cpus", "an integer from 1 to 65536", describe(v)),
+            },
             None => {
                 return self.err(
                     "cpus",
