@@ -2,6 +2,7 @@
 //! first, always `-K`, `./name` paths) and parse its `--show-evaluated-classes/vars` tables.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod netns;
 pub mod schema_check;
 
 use std::path::{Path, PathBuf};
