@@ -111,6 +111,11 @@ fn ci_machine_profile_reproduces_recorded_agent_classes() {
         .map(|c| format!("{} {},hardclass", c.name, c.tags))
         .collect();
     assert_eq!(got, expected);
+    // The rendering is line-for-line what cf-agent prints (trailing blanks aside).
+    let rec = recorded("ci-machine.classes.txt");
+    let rec_lines: Vec<&str> = rec.lines().skip(1).map(str::trim_end).collect();
+    let rendered = hard_classes(&host, Component::Agent).render();
+    assert_eq!(rendered.lines().collect::<Vec<_>>(), rec_lines);
 }
 
 #[test]
