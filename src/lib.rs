@@ -10,6 +10,7 @@ pub mod diag;
 pub mod expr;
 pub mod functions;
 pub mod henc;
+pub mod host;
 pub mod load;
 pub mod module;
 pub mod source;
