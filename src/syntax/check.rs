@@ -1,0 +1,485 @@
+//! Parse-time constraint checks of cf-promises 3.21, with its exact messages and caret positions.
+//!
+//! cf-promises checks each `lval => rval` while parsing: unknown attributes, then the rval against the
+//! attribute's type and range from the syntax tables (`CheckConstraintTypeMatch`), and `if`/`ifvarclass`
+//! strings as class expressions. The interface is independent of the AST: the caller describes the rval with
+//! [`RvalShape`] and renders each [`CheckError`] at the position its [`Anchor`] names.
+//!
+//! Behaviour measured against the real binary (recordings in `policies/parse/checks/`):
+//! - Only attributes specific to a built-in promise type are value-checked while parsing; the common ones
+//!   (`comment`, `handle`, `if`, `depends_on`, ...) and `select_region`-like bundle-wide ones are not.
+//! - Unknown promise types (also built-in types used in the wrong bundle type, e.g. `files:` in `common`) are
+//!   custom types: any attribute, no value checks, but `if`/`ifvarclass` are still class-checked.
+//! - After an unknown attribute, value checks stop for the rest of the bundle/body (CFEngine's `INSTALL_SKIP`);
+//!   unknown attributes are still reported. [`BlockChecker`] carries that state for one block.
+//! - Values containing a variable reference are not checked (numbers, ranges, and strings that fail their
+//!   range); options are only skipped when the whole value is one `$(x)`.
+//! - Function calls are checked only for their name and return type, never their arguments.
+//! - Unknown body types are accepted silently and their attributes are not checked.
+
+mod numbers;
+mod strings;
+
+use crate::syntax::tables::{self, AttrSpec, DataType, PromiseTypeLookup, Status, Visibility};
+
+pub use strings::class_expression;
+
+/// cf-promises stops after this many errors: the next error is printed, then `Too many errors`, exit 1.
+pub const MAX_ERRORS: usize = 12;
+/// Printed on stderr (own line) when the error count exceeds [`MAX_ERRORS`].
+pub const TOO_MANY_ERRORS: &str = "Too many errors";
+/// Logged on stdout (`   error: ` prefix) at the end of a parse with errors.
+pub const SYNTAX_ERRORS_SUMMARY: &str = "There are syntax errors in policy files";
+
+/// The shape of an rval as the checks need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RvalShape<'a> {
+    /// A quoted string (its value, escapes resolved), a bare identifier, or a naked `$(x)` / `@(x)`: all are
+    /// scalars to CFEngine, so `slist => @(x)` is "a scalar given to a non-scalar type".
+    Scalar(&'a str),
+    /// `{ ... }`.
+    List(Vec<RvalShape<'a>>),
+    /// `name(...)`; `name` may itself be a naked variable (then it is an unknown function).
+    FnCall { name: &'a str },
+}
+
+/// Severity of a check result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    /// Printed as `path:line:col: warning: message`; does not fail the parse.
+    Warning,
+}
+
+/// Where cf-promises puts the column (and caret) of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// Just after the last character of the lval (line of the lval).
+    LvalEnd,
+    /// Just after the last character of the rval: after the closing quote, `}` or `)` (line of that character).
+    RvalEnd,
+}
+
+/// One message cf-promises prints on stderr for a constraint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckError {
+    pub severity: Severity,
+    /// Full message text after `error: ` / `warning: `.
+    pub message: String,
+    pub anchor: Anchor,
+    /// Added to the anchor column (class-expression errors point back into the string; may be negative).
+    pub column_offset: i64,
+}
+
+impl CheckError {
+    fn error(anchor: Anchor, column_offset: i64, message: impl Into<String>) -> CheckError {
+        CheckError {
+            severity: Severity::Error,
+            message: message.into(),
+            anchor,
+            column_offset,
+        }
+    }
+}
+
+/// Everything one constraint produces: stderr messages in order, and the lines cf-promises logs on stdout
+/// (printed there as `   error: <line>`), in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckResult {
+    pub errors: Vec<CheckError>,
+    pub log: Vec<String>,
+}
+
+impl CheckResult {
+    /// No message at all.
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty() && self.log.is_empty()
+    }
+}
+
+/// Accumulator used by the checks.
+type Outcome = CheckResult;
+
+impl Outcome {
+    fn error(&mut self, anchor: Anchor, column_offset: i64, message: impl Into<String>) {
+        self.errors
+            .push(CheckError::error(anchor, column_offset, message));
+    }
+}
+
+/// `SyntaxTypeMatch`: result of checking one rval against a type and range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Match {
+    Ok,
+    Unexpanded,
+    RangeBracketed,
+    RangeMultipleItems,
+    GotScalar,
+    GotList,
+    UnixPermission,
+    ScalarOutOfRange,
+    EmptyScalarOutOfRange,
+    IntParse,
+    IntOutOfRange,
+    RealInf,
+    RealOutOfRange,
+    OptsOutOfRange,
+    FnCallReturnType,
+    FnCallUnknown,
+    ContextOutOfRange,
+    AbsolutePath,
+}
+
+impl Match {
+    fn message(self) -> Option<&'static str> {
+        Some(match self {
+            Match::Ok | Match::Unexpanded => return None,
+            Match::RangeBracketed => {
+                "Real range specification should not be enclosed in brackets - just 'a,b'"
+            }
+            Match::RangeMultipleItems => {
+                "Range format specifier should be of form 'a,b'' but got multiple items"
+            }
+            Match::GotScalar => "Attempted to give a scalar to a non-scalar type",
+            Match::GotList => "Attempted to give a list to a non-list type",
+            Match::UnixPermission => "Error parsing Unix permission string",
+            Match::ScalarOutOfRange => "Scalar value is out of range",
+            Match::EmptyScalarOutOfRange => "Empty scalar value is out of range",
+            Match::IntParse => "Cannot parse value as integer",
+            Match::IntOutOfRange => "Integer is out of range",
+            Match::RealInf => "Keyword 'inf' has an integer value, cannot be used as real",
+            Match::RealOutOfRange => "Real value is out of range",
+            Match::OptsOutOfRange => "Selection is out of bounds",
+            Match::FnCallReturnType => "Function does not return the required type",
+            Match::FnCallUnknown => "Unknown function",
+            Match::ContextOutOfRange => "Context string is invalid/out of range",
+            Match::AbsolutePath => "Filename is not an absolute path",
+        })
+    }
+}
+
+/// The range CFEngine uses for absolute paths; failing it has its own message.
+const ABSPATH_RANGE: &str = "\"?(/.*)";
+
+/// Attributes whose function-call rvals are bundle references, not function calls.
+const BUNDLE_CALL_LVALS: [&str; 6] = [
+    "bundlesequence",
+    "edit_line",
+    "edit_xml",
+    "usebundle",
+    "service_bundle",
+    "home_bundle",
+];
+
+/// Attributes of a custom promise type definition (`promise agent NAME { ... }`); not in `cf-promises -s json`.
+pub const PROMISE_BLOCK_ATTRS: [AttrSpec; 2] = [
+    AttrSpec {
+        name: "interpreter",
+        ty: DataType::String,
+        range: Some(""),
+        status: Status::Normal,
+        visibility: Visibility::Body,
+    },
+    AttrSpec {
+        name: "path",
+        ty: DataType::String,
+        range: Some(""),
+        status: Status::Normal,
+        visibility: Visibility::Body,
+    },
+];
+
+/// Whether a function returning `returns` may be the rval of an attribute of type `want` (measured matrix).
+fn fn_return_fits(want: DataType, returns: DataType) -> bool {
+    use DataType as T;
+    want == returns
+        || matches!(
+            (want, returns),
+            (T::String, T::Context | T::Int | T::Real)
+                | (T::Slist, T::String)
+                | (T::Ilist, T::Int)
+                | (T::Rlist, T::Real)
+                | (T::Context, T::String)
+                | (T::Clist, T::Context)
+                | (T::Olist, T::Option)
+        )
+}
+
+/// `CheckConstraintTypeMatch`.
+fn type_match(
+    lval: &str,
+    rval: &RvalShape<'_>,
+    ty: DataType,
+    range: &str,
+    level: u8,
+    out: &mut Outcome,
+) -> Match {
+    let s = match rval {
+        RvalShape::Scalar(s) => {
+            if ty.is_list() && level == 0 {
+                return Match::GotScalar;
+            }
+            *s
+        }
+        RvalShape::List(items) => {
+            if !ty.is_list() {
+                return Match::GotList;
+            }
+            for item in items {
+                match type_match(lval, item, ty, range, 1, out) {
+                    Match::Ok | Match::Unexpanded => {}
+                    err => return err,
+                }
+            }
+            return Match::Ok;
+        }
+        RvalShape::FnCall { name } => {
+            if BUNDLE_CALL_LVALS.contains(&lval) {
+                return Match::Ok;
+            }
+            return match tables::function(name) {
+                None => Match::FnCallUnknown,
+                Some(f) if fn_return_fits(ty, f.returns) => Match::Ok,
+                Some(_) => Match::FnCallReturnType,
+            };
+        }
+    };
+    match ty {
+        DataType::String | DataType::Slist => check_string(lval, s, range, out),
+        DataType::Int | DataType::Ilist => numbers::check_int(s, range, out),
+        DataType::Real | DataType::Rlist => numbers::check_real(s, range, out),
+        DataType::Option | DataType::Olist => check_option(s, range),
+        DataType::Context | DataType::Clist => check_context(s, range),
+        DataType::Irange => numbers::check_int_range(s, range, out),
+        DataType::Rrange => numbers::check_real_range(s, range, out),
+        DataType::Body | DataType::Bundle | DataType::Data | DataType::Counter | DataType::None => {
+            Match::Ok
+        }
+    }
+}
+
+/// `CheckParseString`.
+fn check_string(lval: &str, s: &str, range: &str, out: &mut Outcome) -> Match {
+    if range.is_empty() {
+        return Match::Ok;
+    }
+    if strings::is_naked_var(s, b'@') || strings::is_naked_var(s, b'$') {
+        return Match::Unexpanded;
+    }
+    if (lval == "mode" || lval == "search_mode") && !strings::parse_mode_string(s, &mut out.log) {
+        return Match::UnixPermission;
+    }
+    if range == s || strings::full_match(range, s).unwrap_or(true) {
+        return Match::Ok;
+    }
+    if strings::is_var_string(s, out) {
+        Match::Unexpanded
+    } else if s.is_empty() {
+        Match::EmptyScalarOutOfRange
+    } else if range == ABSPATH_RANGE {
+        Match::AbsolutePath
+    } else {
+        Match::ScalarOutOfRange
+    }
+}
+
+/// `CheckParseOpts`: one item of the comma-separated menu (the empty string is always accepted).
+fn check_option(s: &str, range: &str) -> Match {
+    if strings::is_naked_var(s, b'@') || strings::is_naked_var(s, b'$') {
+        return Match::Unexpanded;
+    }
+    if s.is_empty() || range.split(',').any(|item| item == s) {
+        Match::Ok
+    } else {
+        Match::OptsOutOfRange
+    }
+}
+
+/// `CheckParseContext`: the whole string matches the context regex (no exemption for variables).
+fn check_context(s: &str, range: &str) -> Match {
+    if range.is_empty() || range == s || strings::full_match(range, s).unwrap_or(true) {
+        Match::Ok
+    } else {
+        Match::ContextOutOfRange
+    }
+}
+
+/// Check `rval` against `attr` and record the message for a mismatch.
+fn check_value(attr: &AttrSpec, rval: &RvalShape<'_>, out: &mut Outcome) {
+    if matches!(attr.ty, DataType::Body | DataType::Bundle) {
+        return;
+    }
+    let m = type_match(attr.name, rval, attr.ty, attr.range.unwrap_or(""), 0, out);
+    if let Some(msg) = m.message() {
+        out.error(Anchor::RvalEnd, 0, msg);
+    }
+}
+
+fn check_class_literal(lval: &str, rval: &RvalShape<'_>, out: &mut Outcome) {
+    if let (RvalShape::Scalar(s), "if" | "ifvarclass") = (rval, lval) {
+        if let Some(e) = strings::validate_class_literal(s) {
+            out.errors.push(e);
+        }
+    }
+}
+
+/// Checks for the constraints of one bundle, body or promise block, in source order.
+///
+/// After an unknown attribute cf-promises stops checking values for the rest of the block, so use one
+/// `BlockChecker` per block and feed it every constraint.
+#[derive(Debug, Clone, Default)]
+pub struct BlockChecker {
+    skip_values: bool,
+}
+
+impl BlockChecker {
+    pub fn new() -> BlockChecker {
+        BlockChecker::default()
+    }
+
+    /// A constraint of a promise in a section `promise_type:` of a bundle of type `bundle_type`.
+    pub fn promise_constraint(
+        &mut self,
+        bundle_type: &str,
+        promise_type: &str,
+        lval: &str,
+        rval: &RvalShape<'_>,
+    ) -> CheckResult {
+        let mut out = Outcome::default();
+        let spec = match tables::lookup_promise_type(bundle_type, promise_type) {
+            PromiseTypeLookup::BuiltIn(spec) => spec,
+            PromiseTypeLookup::Custom => {
+                if !self.skip_values {
+                    check_class_literal(lval, rval, &mut out);
+                }
+                return out;
+            }
+        };
+        let Some(attr) = tables::promise_attr(bundle_type, promise_type, lval) else {
+            out.error(
+                Anchor::LvalEnd,
+                0,
+                format!(
+                    "Unknown attribute '{lval}' for promise type '{}' in bundle with type '{bundle_type}'",
+                    spec.name
+                ),
+            );
+            self.skip_values = true;
+            return out;
+        };
+        if self.skip_values {
+            return out;
+        }
+        let parse_time_json =
+            matches!(lval, "data" | "template_data") && matches!(rval, RvalShape::Scalar(_));
+        if attr.visibility == Visibility::PromiseType && !parse_time_json {
+            check_value(attr, rval, &mut out);
+        }
+        check_class_literal(lval, rval, &mut out);
+        out
+    }
+
+    /// A constraint of `body body_type body_name`; `varclass` is the enclosing `"expr"::` guard, if any.
+    pub fn body_constraint(
+        &mut self,
+        body_type: &str,
+        body_name: &str,
+        lval: &str,
+        rval: &RvalShape<'_>,
+        varclass: Option<&str>,
+    ) -> CheckResult {
+        let mut out = Outcome::default();
+        if tables::body_type(body_type).is_some() {
+            match tables::body_attr(body_type, lval) {
+                None => {
+                    out.error(
+                        Anchor::LvalEnd,
+                        0,
+                        format!("Unknown attribute '{lval}' for 'body {body_type} {body_name}'"),
+                    );
+                    self.skip_values = true;
+                }
+                Some(_) if self.skip_values => {}
+                Some(attr) => {
+                    if attr.status == Status::Deprecated {
+                        out.errors.push(CheckError {
+                            severity: Severity::Warning,
+                            message: format!(
+                                "Deprecated constraint '{lval}' in body type '{body_type}' [-Wdeprecated]"
+                            ),
+                            anchor: Anchor::RvalEnd,
+                            column_offset: 0,
+                        });
+                    }
+                    check_value(attr, rval, &mut out);
+                    if let Some(vc) = varclass {
+                        out.error(
+                            Anchor::RvalEnd,
+                            0,
+                            format!("Body attributes can't be put under a variable class '{vc}'"),
+                        );
+                    }
+                }
+            }
+        }
+        if body_type == "file" && body_name == "control" && !matches!(rval, RvalShape::Scalar(_)) {
+            match lval {
+                "namespace" => out.error(
+                    Anchor::RvalEnd,
+                    0,
+                    "namespace must be a constant scalar string",
+                ),
+                "evaluation_order" => out.error(
+                    Anchor::RvalEnd,
+                    0,
+                    "evaluation_order must be a constant scalar string",
+                ),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// A constraint of a custom promise type definition `promise agent NAME { lval => rval; }`.
+    pub fn promise_block_constraint(
+        &mut self,
+        name: &str,
+        lval: &str,
+        rval: &RvalShape<'_>,
+    ) -> CheckResult {
+        let mut out = Outcome::default();
+        match PROMISE_BLOCK_ATTRS.iter().find(|a| a.name == lval) {
+            None => {
+                out.error(
+                    Anchor::LvalEnd,
+                    0,
+                    format!("Unknown attribute '{lval}' for 'promise agent {name}'"),
+                );
+                self.skip_values = true;
+            }
+            Some(_) if self.skip_values => {}
+            Some(attr) => check_value(attr, rval, &mut out),
+        }
+        out
+    }
+}
+
+/// [`BlockChecker::promise_constraint`] for a constraint with no unknown attribute before it in its bundle.
+pub fn check_promise_constraint(
+    bundle_type: &str,
+    promise_type: &str,
+    lval: &str,
+    rval: &RvalShape<'_>,
+) -> CheckResult {
+    BlockChecker::new().promise_constraint(bundle_type, promise_type, lval, rval)
+}
+
+/// [`BlockChecker::body_constraint`] for a constraint with no unknown attribute before it in its body.
+pub fn check_body_constraint(
+    body_type: &str,
+    body_name: &str,
+    lval: &str,
+    rval: &RvalShape<'_>,
+) -> CheckResult {
+    BlockChecker::new().body_constraint(body_type, body_name, lval, rval, None)
+}
