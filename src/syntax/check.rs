@@ -34,13 +34,23 @@ pub const SYNTAX_ERRORS_SUMMARY: &str = "There are syntax errors in policy files
 /// The shape of an rval as the checks need it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RvalShape<'a> {
-    /// A quoted string (its value, escapes resolved), a bare identifier, or a naked `$(x)` / `@(x)`: all are
-    /// scalars to CFEngine, so `slist => @(x)` is "a scalar given to a non-scalar type".
+    /// A quoted string (its value, escapes resolved).
     Scalar(&'a str),
+    /// An unquoted scalar: a bare identifier or a naked `$(x)` / `@(x)`. CFEngine treats it like a quoted
+    /// string (so `slist => @(x)` is "a scalar given to a non-scalar type"), but reports its errors after the
+    /// token that follows it ([`Anchor::NextTokenEnd`]).
+    Bare(&'a str),
     /// `{ ... }`.
     List(Vec<RvalShape<'a>>),
     /// `name(...)`; `name` may itself be a naked variable (then it is an unknown function).
     FnCall { name: &'a str },
+}
+
+impl RvalShape<'_> {
+    /// Quoted or bare scalar.
+    pub fn is_scalar(&self) -> bool {
+        matches!(self, RvalShape::Scalar(_) | RvalShape::Bare(_))
+    }
 }
 
 /// Severity of a check result.
@@ -58,6 +68,12 @@ pub enum Anchor {
     LvalEnd,
     /// Just after the last character of the rval: after the closing quote, `}` or `)` (line of that character).
     RvalEnd,
+    /// Just after the bundle type word of `bundle TYPE NAME`.
+    BundleTypeEnd,
+    /// Just after the token that follows an unquoted rval (usually its `;` or `,`, possibly on a later line):
+    /// the parser needs that lookahead before it can act on a bare word. Used instead of `RvalEnd` for
+    /// [`RvalShape::Bare`].
+    NextTokenEnd,
 }
 
 /// One message cf-promises prints on stderr for a constraint.
@@ -215,7 +231,7 @@ fn type_match(
     out: &mut Outcome,
 ) -> Match {
     let s = match rval {
-        RvalShape::Scalar(s) => {
+        RvalShape::Scalar(s) | RvalShape::Bare(s) => {
             if ty.is_list() && level == 0 {
                 return Match::GotScalar;
             }
@@ -316,11 +332,23 @@ fn check_value(attr: &AttrSpec, rval: &RvalShape<'_>, out: &mut Outcome) {
 }
 
 fn check_class_literal(lval: &str, rval: &RvalShape<'_>, out: &mut Outcome) {
-    if let (RvalShape::Scalar(s), "if" | "ifvarclass") = (rval, lval) {
+    if let (RvalShape::Scalar(s) | RvalShape::Bare(s), "if" | "ifvarclass") = (rval, lval) {
         if let Some(e) = strings::validate_class_literal(s) {
             out.errors.push(e);
         }
     }
+}
+
+/// Errors after a bare rval are reported after the next token.
+fn bare_anchors(mut out: CheckResult, rval: &RvalShape<'_>) -> CheckResult {
+    if matches!(rval, RvalShape::Bare(_)) {
+        for e in &mut out.errors {
+            if e.anchor == Anchor::RvalEnd {
+                e.anchor = Anchor::NextTokenEnd;
+            }
+        }
+    }
+    out
 }
 
 /// Checks for the constraints of one bundle, body or promise block, in source order.
@@ -339,6 +367,17 @@ impl BlockChecker {
 
     /// A constraint of a promise in a section `promise_type:` of a bundle of type `bundle_type`.
     pub fn promise_constraint(
+        &mut self,
+        bundle_type: &str,
+        promise_type: &str,
+        lval: &str,
+        rval: &RvalShape<'_>,
+    ) -> CheckResult {
+        let out = self.promise_constraint_at_rval(bundle_type, promise_type, lval, rval);
+        bare_anchors(out, rval)
+    }
+
+    fn promise_constraint_at_rval(
         &mut self,
         bundle_type: &str,
         promise_type: &str,
@@ -388,6 +427,18 @@ impl BlockChecker {
         rval: &RvalShape<'_>,
         varclass: Option<&str>,
     ) -> CheckResult {
+        let out = self.body_constraint_at_rval(body_type, body_name, lval, rval, varclass);
+        bare_anchors(out, rval)
+    }
+
+    fn body_constraint_at_rval(
+        &mut self,
+        body_type: &str,
+        body_name: &str,
+        lval: &str,
+        rval: &RvalShape<'_>,
+        varclass: Option<&str>,
+    ) -> CheckResult {
         let mut out = Outcome::default();
         if tables::body_type(body_type).is_some() {
             match tables::body_attr(body_type, lval) {
@@ -422,7 +473,7 @@ impl BlockChecker {
                 }
             }
         }
-        if body_type == "file" && body_name == "control" && !matches!(rval, RvalShape::Scalar(_)) {
+        if body_type == "file" && body_name == "control" && !rval.is_scalar() {
             match lval {
                 "namespace" => out.error(
                     Anchor::RvalEnd,
@@ -462,6 +513,19 @@ impl BlockChecker {
         }
         out
     }
+}
+
+/// `bundle TYPE NAME`: an unknown bundle type is an error; the bundle is still parsed, its common promise types
+/// (`vars`, `classes`, ...) checked and its other sections treated as custom promise types.
+pub fn check_bundle_type(bundle_type: &str) -> Option<CheckError> {
+    if tables::bundle_type(bundle_type).is_some() {
+        return None;
+    }
+    Some(CheckError::error(
+        Anchor::BundleTypeEnd,
+        0,
+        format!("Unknown bundle type '{bundle_type}'"),
+    ))
 }
 
 /// [`BlockChecker::promise_constraint`] for a constraint with no unknown attribute before it in its bundle.

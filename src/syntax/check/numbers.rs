@@ -185,8 +185,16 @@ fn scan_hex_float(b: &[u8]) -> Option<(f64, usize)> {
     Some((value * 2f64.powi(scale), i))
 }
 
-/// `IntFromString`: the value, or `None` (CF_NOINT) with the lines cf-promises logs at level error.
+/// `IntFromString`: the value, or `None` (CF_NOINT) with the lines cf-promises logs at level error. Nothing is
+/// logged for a string containing `$(` or `${` (measured: `"a$(x"`, `"12$(x"` fail silently; `"@(x"` logs).
 pub(super) fn int_from_string(s: &str, log: &mut Vec<String>) -> Option<i64> {
+    if s.contains("$(") || s.contains("${") {
+        return int_from_string_logged(s, &mut Vec::new());
+    }
+    int_from_string_logged(s, log)
+}
+
+fn int_from_string_logged(s: &str, log: &mut Vec<String>) -> Option<i64> {
     if s == "inf" {
         return Some(CF_INFINITY);
     }

@@ -1,0 +1,389 @@
+//! Reading `policies/parse/checks/`: the `# check:` headers of each fixture, the recorded `.expected` output,
+//! and a renderer that turns `syntax::check` results into what cf-promises prints for the fixture.
+//!
+//! A fixture starts with comment lines; `# check: ...` lines name, in source order, the constraints the
+//! checker is fed (all other constraints of the file are clean). Forms:
+//!   `# check: promise BUNDLE_TYPE PROMISE_TYPE LVAL => RVAL`
+//!   `# check: body BODY_TYPE BODY_NAME[@VARCLASS] LVAL => RVAL`
+//!   `# check: promise-block NAME LVAL => RVAL`
+//!   `# check: bundle-type TYPE`
+//!   `# check: block`   (a new bundle/body starts: fresh `BlockChecker`)
+//! Each `LVAL => RVAL` is located in the policy text (first occurrence after the previous one, whitespace
+//! around `=>` free), which gives the lines and columns for rendering.
+
+use std::path::PathBuf;
+
+use cfsim::syntax::check::{
+    self, Anchor, BlockChecker, CheckError, CheckResult, RvalShape, Severity, MAX_ERRORS,
+    SYNTAX_ERRORS_SUMMARY, TOO_MANY_ERRORS,
+};
+
+pub fn fixture_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("policies/parse/checks")
+}
+
+/// All fixture names (without `.cf`), sorted.
+pub fn fixtures() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixture_dir())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()
+                        .and_then(|n| n.strip_suffix(".cf"))
+                        .map(String::from)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// A recording: exit code, stderr, stdout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recording {
+    pub exit: i32,
+    pub stderr: String,
+    pub stdout: String,
+}
+
+impl Recording {
+    pub fn to_text(&self) -> String {
+        format!(
+            "# exit: {}\n# stderr:\n{}# stdout:\n{}",
+            self.exit, self.stderr, self.stdout
+        )
+    }
+
+    pub fn parse(text: &str) -> Result<Recording, String> {
+        let rest = text.strip_prefix("# exit: ").ok_or("missing `# exit:`")?;
+        let (exit, rest) = rest.split_once('\n').ok_or("truncated")?;
+        let rest = rest
+            .strip_prefix("# stderr:\n")
+            .ok_or("missing `# stderr:`")?;
+        let (stderr, stdout) = if let Some(out) = rest.strip_prefix("# stdout:\n") {
+            ("", out)
+        } else {
+            rest.split_once("\n# stdout:\n")
+                .map(|(e, o)| (e, o))
+                .ok_or("missing `# stdout:`")?
+        };
+        let stderr = if stderr.is_empty() {
+            String::new()
+        } else {
+            format!("{stderr}\n")
+        };
+        Ok(Recording {
+            exit: exit.trim().parse().map_err(|e| format!("exit code: {e}"))?,
+            stderr,
+            stdout: stdout.to_string(),
+        })
+    }
+}
+
+pub fn read_recording(name: &str) -> Recording {
+    let path = fixture_dir().join(format!("{name}.expected"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Recording::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// An rval owned by the test (strings unescaped the way CFEngine does: only `\"`, `\'` and `\\`).
+#[derive(Debug, Clone)]
+enum Rval {
+    Scalar(String),
+    Bare(String),
+    List(Vec<Rval>),
+    FnCall(String),
+}
+
+impl Rval {
+    fn shape(&self) -> RvalShape<'_> {
+        match self {
+            Rval::Scalar(s) => RvalShape::Scalar(s),
+            Rval::Bare(s) => RvalShape::Bare(s),
+            Rval::List(items) => RvalShape::List(items.iter().map(Rval::shape).collect()),
+            Rval::FnCall(name) => RvalShape::FnCall { name },
+        }
+    }
+}
+
+fn parse_rval(s: &str) -> (Rval, &str) {
+    let s = s.trim_start();
+    let b = s.as_bytes();
+    match b.first() {
+        Some(&q @ (b'"' | b'\'')) => {
+            let mut value = String::new();
+            let mut chars = s[1..].char_indices();
+            while let Some((i, c)) = chars.next() {
+                if c == '\\' {
+                    match chars.next() {
+                        Some((_, n)) if n == char::from(q) || n == '\\' => value.push(n),
+                        Some((_, n)) => {
+                            value.push('\\');
+                            value.push(n);
+                        }
+                        None => value.push('\\'),
+                    }
+                } else if c == char::from(q) {
+                    return (Rval::Scalar(value), &s[i + 2..]);
+                } else {
+                    value.push(c);
+                }
+            }
+            panic!("unterminated string in {s}");
+        }
+        Some(b'{') => {
+            let mut items = Vec::new();
+            let mut rest = &s[1..];
+            loop {
+                rest = rest.trim_start();
+                if let Some(r) = rest.strip_prefix('}') {
+                    return (Rval::List(items), r);
+                }
+                let (item, r) = parse_rval(rest);
+                items.push(item);
+                rest = r.trim_start();
+                rest = rest.strip_prefix(',').unwrap_or(rest);
+            }
+        }
+        _ => {
+            let mut end = 0;
+            let mut depth = 0;
+            while end < b.len() {
+                match b[end] {
+                    b'(' if end > 0 && matches!(b[end - 1], b'$' | b'@') => depth += 1,
+                    b')' if depth > 0 => depth -= 1,
+                    b' ' | b',' | b'}' | b';' | b'(' if depth == 0 => break,
+                    _ => {}
+                }
+                end += 1;
+            }
+            let token = &s[..end];
+            let rest = &s[end..];
+            if let Some(args) = rest.strip_prefix('(') {
+                let mut depth = 1;
+                let mut in_str = false;
+                let mut close = args.len();
+                for (i, c) in args.char_indices() {
+                    match c {
+                        '"' => in_str = !in_str,
+                        '(' if !in_str => depth += 1,
+                        ')' if !in_str => {
+                            depth -= 1;
+                            if depth == 0 {
+                                close = i;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                (Rval::FnCall(token.to_string()), &args[close + 1..])
+            } else {
+                (Rval::Bare(token.to_string()), rest)
+            }
+        }
+    }
+}
+
+/// One rendered diagnostic.
+struct Rendered {
+    severity: Severity,
+    text: String,
+}
+
+struct Located<'t> {
+    text: &'t str,
+    name: &'t str,
+}
+
+impl Located<'_> {
+    fn line_col(&self, offset: usize) -> (usize, usize, &str) {
+        let before = &self.text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.matches('\n').count() + 1;
+        let line_end = self.text[offset..]
+            .find('\n')
+            .map_or(self.text.len(), |i| offset + i);
+        (
+            line,
+            offset - line_start + 1,
+            &self.text[line_start..line_end],
+        )
+    }
+
+    /// End of the token after `offset` (punctuation is one character; otherwise up to whitespace).
+    fn next_token_end(&self, offset: usize) -> usize {
+        let rest = &self.text[offset..];
+        let start = offset + (rest.len() - rest.trim_start().len());
+        let b = self.text.as_bytes();
+        if start < b.len() && b"{}();,".contains(&b[start]) {
+            return start + 1;
+        }
+        let mut end = start;
+        while end < b.len() && !b[end].is_ascii_whitespace() && !b";,".contains(&b[end]) {
+            end += 1;
+        }
+        end
+    }
+
+    fn render(&self, e: &CheckError, lval_end: usize, rval_end: usize) -> Rendered {
+        let offset = match e.anchor {
+            Anchor::LvalEnd | Anchor::BundleTypeEnd => lval_end,
+            Anchor::RvalEnd => rval_end,
+            Anchor::NextTokenEnd => self.next_token_end(rval_end),
+        };
+        let (line, col, src) = self.line_col(offset);
+        let col = (col as i64 + e.column_offset).max(1) as usize;
+        let sev = match e.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        Rendered {
+            severity: e.severity,
+            text: format!(
+                "./{}.cf:{line}:{col}: {sev}: {}\n{src}\n{:>col$}\n",
+                self.name, e.message, "^"
+            ),
+        }
+    }
+}
+
+/// What `syntax::check` predicts cf-promises prints for fixture `name`: (stderr, stdout log lines, errors?).
+pub struct Prediction {
+    pub stderr: String,
+    pub stdout: String,
+    pub has_errors: bool,
+    pub too_many: bool,
+}
+
+pub fn predict(name: &str) -> Prediction {
+    let path = fixture_dir().join(format!("{name}.cf"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let body_start = text
+        .split_inclusive('\n')
+        .take_while(|l| l.starts_with('#'))
+        .map(str::len)
+        .sum::<usize>();
+    let loc = Located { text: &text, name };
+    let mut cursor = body_start;
+    let mut checker = BlockChecker::new();
+    let mut rendered = Vec::new();
+    let mut log = Vec::new();
+    for header in text[..body_start]
+        .lines()
+        .filter_map(|l| l.strip_prefix("# check: "))
+    {
+        let mut words = header.splitn(2, ' ');
+        let kind = words.next().unwrap_or("");
+        let rest = words.next().unwrap_or("");
+        if kind == "block" {
+            checker = BlockChecker::new();
+            continue;
+        }
+        if kind == "bundle-type" {
+            let needle = format!("bundle {rest}");
+            let at = text[cursor..]
+                .find(&needle)
+                .map(|i| cursor + i)
+                .unwrap_or_else(|| panic!("{name}: {needle}"));
+            let end = at + needle.len();
+            if let Some(e) = check::check_bundle_type(rest) {
+                rendered.push(loc.render(&e, end, end));
+            }
+            cursor = end;
+            continue;
+        }
+        let n_ctx = match kind {
+            "promise" | "body" => 2,
+            "promise-block" => 1,
+            other => panic!("{name}: unknown check kind {other}"),
+        };
+        let parts: Vec<&str> = rest.splitn(n_ctx + 1, ' ').collect();
+        let constraint = parts[n_ctx];
+        let (lval, rval_text) = constraint
+            .split_once(" => ")
+            .unwrap_or_else(|| panic!("{name}: {constraint}"));
+        let (rval, _) = parse_rval(rval_text);
+        let pattern = format!(
+            r"{}\s*=>\s*{}",
+            regex::escape(lval),
+            regex::escape(rval_text.trim())
+        );
+        let re = regex::Regex::new(&pattern).unwrap();
+        let m = re
+            .find_at(&text, cursor)
+            .unwrap_or_else(|| panic!("{name}: `{constraint}` not found in the policy"));
+        let (lval_end, rval_end) = (m.start() + lval.len(), m.end());
+        cursor = m.end();
+        let result: CheckResult = match kind {
+            "promise" => checker.promise_constraint(parts[0], parts[1], lval, &rval.shape()),
+            "body" => {
+                let (body_name, varclass) = match parts[1].split_once('@') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (parts[1], None),
+                };
+                checker.body_constraint(parts[0], body_name, lval, &rval.shape(), varclass)
+            }
+            _ => checker.promise_block_constraint(parts[0], lval, &rval.shape()),
+        };
+        rendered.extend(
+            result
+                .errors
+                .iter()
+                .map(|e| loc.render(e, lval_end, rval_end)),
+        );
+        log.extend(result.log);
+    }
+    let mut stderr = String::new();
+    let mut errors = 0;
+    let mut too_many = false;
+    for r in rendered {
+        stderr.push_str(&r.text);
+        if r.severity == Severity::Error {
+            errors += 1;
+            if errors > MAX_ERRORS {
+                stderr.push_str(TOO_MANY_ERRORS);
+                stderr.push('\n');
+                too_many = true;
+                break;
+            }
+        }
+    }
+    let mut stdout: String = log.iter().map(|l| format!("   error: {l}\n")).collect();
+    if too_many {
+        // cf-promises exits at once; log lines of checks after the limit never happen.
+        let kept = stdout
+            .lines()
+            .take(errors)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
+        stdout = kept;
+    }
+    Prediction {
+        stderr,
+        stdout,
+        has_errors: errors > 0,
+        too_many,
+    }
+}
+
+/// Stderr lines of the post-parse policy check (`path:line:0: error: ...`, no source line): not parse-time.
+pub fn split_post_parse(stderr: &str) -> (String, Vec<String>) {
+    let re = regex::Regex::new(r"^\./[^:]+:\d+:0: error: ").unwrap();
+    let mut parse_time = String::new();
+    let mut post = Vec::new();
+    for line in stderr.split_inclusive('\n') {
+        if re.is_match(line) {
+            post.push(line.trim_end().to_string());
+        } else {
+            parse_time.push_str(line);
+        }
+    }
+    (parse_time, post)
+}
+
+pub fn summary_line() -> String {
+    format!("   error: {SYNTAX_ERRORS_SUMMARY}\n")
+}
