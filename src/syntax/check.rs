@@ -70,6 +70,10 @@ pub enum Anchor {
     RvalEnd,
     /// Just after the bundle type word of `bundle TYPE NAME`.
     BundleTypeEnd,
+    /// Just after the `:` of a promise type guard (`outputs:`).
+    GuardEnd,
+    /// Just after the `{` that opens a body.
+    BlockOpenEnd,
     /// Just after the token that follows an unquoted rval (usually its `;` or `,`, possibly on a later line):
     /// the parser needs that lookahead before it can act on a bare word. Used instead of `RvalEnd` for
     /// [`RvalShape::Bare`].
@@ -204,6 +208,28 @@ pub const PROMISE_BLOCK_ATTRS: [AttrSpec; 2] = [
         visibility: Visibility::Body,
     },
 ];
+
+/// Bundle types cf-promises 3.21 accepts besides those of `cf-promises -s json` (measured: `reporter`, `gendoc`,
+/// `reactor`, `file` are rejected). Bundles of these types only have the common promise types.
+pub const EXTRA_BUNDLE_TYPES: [&str; 5] =
+    ["executor", "hub", "keygenerator", "knowledge", "runagent"];
+
+/// Promise types removed from CFEngine but still known to the 3.21 parser (bundle type, promise type): using
+/// one is a warning, and values are no longer checked in the rest of the bundle.
+pub const REMOVED_PROMISE_TYPES: [(&str, &str); 5] = [
+    ("agent", "outputs"),
+    ("knowledge", "inferences"),
+    ("knowledge", "occurrences"),
+    ("knowledge", "things"),
+    ("knowledge", "topics"),
+];
+
+/// Body types removed from CFEngine (former control bodies): a warning, then the body is ignored.
+pub const REMOVED_BODY_TYPES: [&str; 2] = ["knowledge", "reporter"];
+
+fn is_removed_promise_type(bundle_type: &str, promise_type: &str) -> bool {
+    REMOVED_PROMISE_TYPES.contains(&(bundle_type, promise_type))
+}
 
 /// Whether a function returning `returns` may be the rval of an attribute of type `want` (measured matrix).
 fn fn_return_fits(want: DataType, returns: DataType) -> bool {
@@ -358,11 +384,44 @@ fn bare_anchors(mut out: CheckResult, rval: &RvalShape<'_>) -> CheckResult {
 #[derive(Debug, Clone, Default)]
 pub struct BlockChecker {
     skip_values: bool,
+    removed_body: bool,
 }
 
 impl BlockChecker {
     pub fn new() -> BlockChecker {
         BlockChecker::default()
+    }
+
+    /// A promise type guard `promise_type:` in a bundle of type `bundle_type`.
+    pub fn promise_type_guard(&mut self, bundle_type: &str, promise_type: &str) -> CheckResult {
+        let mut out = Outcome::default();
+        if is_removed_promise_type(bundle_type, promise_type) {
+            out.errors.push(CheckError {
+                severity: Severity::Warning,
+                message: format!(
+                    "Removed promise type '{promise_type}' in bundle type '{bundle_type}' [-Wremoved]"
+                ),
+                anchor: Anchor::GuardEnd,
+                column_offset: 0,
+            });
+            self.skip_values = true;
+        }
+        out
+    }
+
+    /// The opening `{` of `body body_type body_name`.
+    pub fn body_open(&mut self, body_type: &str, body_name: &str) -> CheckResult {
+        let mut out = Outcome::default();
+        if REMOVED_BODY_TYPES.contains(&body_type) {
+            out.errors.push(CheckError {
+                severity: Severity::Warning,
+                message: format!("Removed body '{body_name}' of type '{body_type}' [-Wremoved]"),
+                anchor: Anchor::BlockOpenEnd,
+                column_offset: 0,
+            });
+            self.removed_body = true;
+        }
+        out
     }
 
     /// A constraint of a promise in a section `promise_type:` of a bundle of type `bundle_type`.
@@ -385,6 +444,10 @@ impl BlockChecker {
         rval: &RvalShape<'_>,
     ) -> CheckResult {
         let mut out = Outcome::default();
+        if is_removed_promise_type(bundle_type, promise_type) {
+            // Its attribute table is not published (`cf-promises -s json` omits removed types).
+            return out;
+        }
         let spec = match tables::lookup_promise_type(bundle_type, promise_type) {
             PromiseTypeLookup::BuiltIn(spec) => spec,
             PromiseTypeLookup::Custom => {
@@ -440,6 +503,9 @@ impl BlockChecker {
         varclass: Option<&str>,
     ) -> CheckResult {
         let mut out = Outcome::default();
+        if self.removed_body {
+            return out;
+        }
         if tables::body_type(body_type).is_some() {
             match tables::body_attr(body_type, lval) {
                 None => {
@@ -518,7 +584,7 @@ impl BlockChecker {
 /// `bundle TYPE NAME`: an unknown bundle type is an error; the bundle is still parsed, its common promise types
 /// (`vars`, `classes`, ...) checked and its other sections treated as custom promise types.
 pub fn check_bundle_type(bundle_type: &str) -> Option<CheckError> {
-    if tables::bundle_type(bundle_type).is_some() {
+    if tables::bundle_type(bundle_type).is_some() || EXTRA_BUNDLE_TYPES.contains(&bundle_type) {
         return None;
     }
     Some(CheckError::error(

@@ -7,6 +7,8 @@
 //!   `# check: body BODY_TYPE BODY_NAME[@VARCLASS] LVAL => RVAL`
 //!   `# check: promise-block NAME LVAL => RVAL`
 //!   `# check: bundle-type TYPE`
+//!   `# check: guard BUNDLE_TYPE PROMISE_TYPE`   (a `promise_type:` line)
+//!   `# check: body-open BODY_TYPE BODY_NAME`   (the `{` of a body; starts a new block)
 //!   `# check: block`   (a new bundle/body starts: fresh `BlockChecker`)
 //! Each `LVAL => RVAL` is located in the policy text (first occurrence after the previous one, whitespace
 //! around `=>` free), which gives the lines and columns for rendering.
@@ -66,7 +68,6 @@ impl Recording {
             ("", out)
         } else {
             rest.split_once("\n# stdout:\n")
-                .map(|(e, o)| (e, o))
                 .ok_or("missing `# stdout:`")?
         };
         let stderr = if stderr.is_empty() {
@@ -230,7 +231,9 @@ impl Located<'_> {
 
     fn render(&self, e: &CheckError, lval_end: usize, rval_end: usize) -> Rendered {
         let offset = match e.anchor {
-            Anchor::LvalEnd | Anchor::BundleTypeEnd => lval_end,
+            Anchor::LvalEnd | Anchor::BundleTypeEnd | Anchor::GuardEnd | Anchor::BlockOpenEnd => {
+                lval_end
+            }
             Anchor::RvalEnd => rval_end,
             Anchor::NextTokenEnd => self.next_token_end(rval_end),
         };
@@ -280,6 +283,40 @@ pub fn predict(name: &str) -> Prediction {
         let rest = words.next().unwrap_or("");
         if kind == "block" {
             checker = BlockChecker::new();
+            continue;
+        }
+        if kind == "guard" {
+            let (bt, pt) = rest
+                .split_once(' ')
+                .unwrap_or_else(|| panic!("{name}: guard {rest}"));
+            let needle = format!("{pt}:");
+            let at = text[cursor..]
+                .find(&needle)
+                .map(|i| cursor + i)
+                .unwrap_or_else(|| panic!("{name}: {needle}"));
+            let end = at + needle.len();
+            let result = checker.promise_type_guard(bt, pt);
+            rendered.extend(result.errors.iter().map(|e| loc.render(e, end, end)));
+            cursor = end;
+            continue;
+        }
+        if kind == "body-open" {
+            checker = BlockChecker::new();
+            let (bt, bn) = rest
+                .split_once(' ')
+                .unwrap_or_else(|| panic!("{name}: body-open {rest}"));
+            let needle = format!("body {bt} {bn}");
+            let at = text[cursor..]
+                .find(&needle)
+                .map(|i| cursor + i)
+                .unwrap_or_else(|| panic!("{name}: {needle}"));
+            let brace = text[at..]
+                .find('{')
+                .map(|i| at + i + 1)
+                .unwrap_or_else(|| panic!("{name}: no {{"));
+            let result = checker.body_open(bt, bn);
+            rendered.extend(result.errors.iter().map(|e| loc.render(e, brace, brace)));
+            cursor = brace;
             continue;
         }
         if kind == "bundle-type" {

@@ -381,7 +381,7 @@ mod tests {
         assert_eq!(tail("kk"), (Some('k'), Some('k')));
         assert_eq!(tail(" "), (Some(' '), None));
         assert_eq!(tail(" x"), (Some(' '), Some('x')));
-        assert_eq!(scan_double("0x10").map(|(v, r)| (v, r)), Some((16.0, "")));
+        assert_eq!(scan_double("0x10"), Some((16.0, "")));
         assert_eq!(scan_double(".5x"), Some((0.5, "x")));
         assert_eq!(scan_double("1e3"), Some((1000.0, "")));
         assert_eq!(scan_double("1e"), Some((1.0, "e")));
