@@ -9,13 +9,14 @@ mod check_fixtures;
 mod tables_live;
 
 use check_fixtures::{
-    fixture_dir, fixtures, predict, read_recording, split_post_parse, summary_line, Recording,
+    fixture_dir, fixtures, predict, read_recording, run_location, split_post_parse, summary_line,
+    Recording,
 };
 
 #[test]
 fn there_are_fixtures_with_recordings() {
     let names = fixtures();
-    assert!(names.len() >= 60, "only {} fixtures", names.len());
+    assert!(names.len() >= 200, "only {} fixtures", names.len());
     for name in &names {
         assert!(
             fixture_dir().join(format!("{name}.expected")).is_file(),
@@ -31,7 +32,8 @@ fn recordings_match_live_cf_promises() {
     };
     let mut failures = Vec::new();
     for name in fixtures() {
-        let run = tables_live::run(&bin, &fixture_dir(), &["-f", &format!("./{name}.cf")]).unwrap();
+        let (dir, file) = run_location(&name);
+        let run = tables_live::run(&bin, &dir, &["-f", &file]).unwrap();
         let live = Recording {
             exit: run.exit,
             stderr: run.stderr,

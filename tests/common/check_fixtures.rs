@@ -24,22 +24,33 @@ pub fn fixture_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("policies/parse/checks")
 }
 
-/// All fixture names (without `.cf`), sorted.
+/// All fixture names (without `.cf`, relative to [`fixture_dir`]; the generated sweep is under `sweep/`), sorted.
 pub fn fixtures() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixture_dir())
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()
-                        .and_then(|n| n.strip_suffix(".cf"))
-                        .map(String::from)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut names = Vec::new();
+    for (sub, prefix) in [("", ""), ("sweep", "sweep/")] {
+        let Ok(rd) = std::fs::read_dir(fixture_dir().join(sub)) else {
+            continue;
+        };
+        for e in rd.filter_map(|e| e.ok()) {
+            if let Some(n) = e.file_name().to_str().and_then(|n| n.strip_suffix(".cf")) {
+                names.push(format!("{prefix}{n}"));
+            }
+        }
+    }
     names.sort();
     names
+}
+
+/// Directory and `./FILE.cf` argument to run fixture `name` the way the recordings were made.
+pub fn run_location(name: &str) -> (PathBuf, String) {
+    let path = fixture_dir().join(format!("{name}.cf"));
+    let dir = path.parent().map(PathBuf::from).unwrap_or_else(fixture_dir);
+    let file = path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or("")
+        .to_string();
+    (dir, format!("./{file}"))
 }
 
 /// A recording: exit code, stderr, stdout.
@@ -269,7 +280,11 @@ pub fn predict(name: &str) -> Prediction {
         .take_while(|l| l.starts_with('#'))
         .map(str::len)
         .sum::<usize>();
-    let loc = Located { text: &text, name };
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let loc = Located {
+        text: &text,
+        name: base,
+    };
     let mut cursor = body_start;
     let mut checker = BlockChecker::new();
     let mut rendered = Vec::new();

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Re-record policies/parse/checks/*.expected from the real cf-promises 3.21.0.
+# Re-record policies/parse/checks/*.expected and policies/parse/checks/sweep/*.expected from the real
+# cf-promises 3.21.0 (the sweep inputs come from tests/oracle/gen-sweep-checks.py).
 #
 # Each NAME.cf is parsed with `cf-promises -f ./NAME.cf` from its own directory (parse-time checks only; the
 # policies are never run). NAME.expected holds, in this order:
@@ -16,12 +17,15 @@ dir=$(cd "$(dirname "$0")/../../policies/parse/checks" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$dir"
-for f in *.cf; do
+count=0
+for f in *.cf sweep/*.cf; do
+  [ -e "$f" ] || continue
   name=${f%.cf}
   set +e
-  timeout 60 cf-promises -f "./$f" >"$tmp/out" 2>"$tmp/err"
+  (cd "$(dirname "$f")" && timeout 60 cf-promises -f "./$(basename "$f")") >"$tmp/out" 2>"$tmp/err"
   rc=$?
   set -e
+  count=$((count + 1))
   {
     echo "# exit: $rc"
     echo "# stderr:"
@@ -30,4 +34,4 @@ for f in *.cf; do
     cat "$tmp/out"
   } >"$name.expected"
 done
-echo "record-checks: recorded $(ls ./*.cf | wc -l) cases in $dir"
+echo "record-checks: recorded $count cases in $dir"
