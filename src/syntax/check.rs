@@ -62,6 +62,11 @@ pub enum Severity {
 }
 
 /// Where cf-promises puts the column (and caret) of a message.
+///
+/// Every anchor names a token (the lval, the rval's last token, ...). cf-promises prints the number of the
+/// line where that token *ends*, the text of the line where it *starts*, and as column the token's start
+/// column plus its length in bytes; tabs count as one column and the caret line is padded with spaces
+/// (`printf("%*s", col, "^")`). Only multi-line strings make these differ from "just after the token".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
     /// Just after the last character of the lval (line of the lval).

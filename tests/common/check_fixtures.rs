@@ -10,7 +10,7 @@
 //!   `# check: guard BUNDLE_TYPE PROMISE_TYPE`   (a `promise_type:` line)
 //!   `# check: body-open BODY_TYPE BODY_NAME`   (the `{` of a body; starts a new block)
 //!   `# check: block`   (a new bundle/body starts: fresh `BlockChecker`)
-//! Each `LVAL => RVAL` is located in the policy text (first occurrence after the previous one, whitespace
+//! `{NL}` in a header stands for a newline inside a value. Each `LVAL => RVAL` is located in the policy text (first occurrence after the previous one, whitespace
 //! around `=>` free), which gives the lines and columns for rendering.
 
 use std::path::PathBuf;
@@ -225,45 +225,65 @@ impl Located<'_> {
         )
     }
 
-    /// End of the token after `offset` (punctuation is one character; otherwise up to whitespace).
-    fn next_token_end(&self, offset: usize) -> usize {
-        let rest = &self.text[offset..];
-        let start = offset + (rest.len() - rest.trim_start().len());
+    /// The token after `offset` (skipping whitespace and comments): punctuation is one character, anything
+    /// else runs up to whitespace, `;` or `,`.
+    fn next_token(&self, mut offset: usize) -> (usize, usize) {
         let b = self.text.as_bytes();
-        if start < b.len() && b"{}();,".contains(&b[start]) {
-            return start + 1;
+        loop {
+            while offset < b.len() && b[offset].is_ascii_whitespace() {
+                offset += 1;
+            }
+            if offset < b.len() && b[offset] == b'#' {
+                while offset < b.len() && b[offset] != b'\n' {
+                    offset += 1;
+                }
+                continue;
+            }
+            break;
         }
-        let mut end = start;
+        if offset < b.len() && b"{}();,".contains(&b[offset]) {
+            return (offset, offset + 1);
+        }
+        let mut end = offset;
         while end < b.len() && !b[end].is_ascii_whitespace() && !b";,".contains(&b[end]) {
             end += 1;
         }
-        end
+        (offset, end)
     }
 
-    fn render(&self, e: &CheckError, lval_end: usize, rval_end: usize) -> Rendered {
-        let offset = match e.anchor {
+    /// Render `e`; `lval`, `rval_last` are byte ranges of the lval token and of the rval's last token.
+    fn render(&self, e: &CheckError, lval: (usize, usize), rval_last: (usize, usize)) -> Rendered {
+        let (start, end) = match e.anchor {
             Anchor::LvalEnd | Anchor::BundleTypeEnd | Anchor::GuardEnd | Anchor::BlockOpenEnd => {
-                lval_end
+                lval
             }
-            Anchor::RvalEnd => rval_end,
-            Anchor::NextTokenEnd => self.next_token_end(rval_end),
+            Anchor::RvalEnd => rval_last,
+            Anchor::NextTokenEnd => self.next_token(rval_last.1),
         };
-        let (line, col, src) = self.line_col(offset);
-        let col = (col as i64 + e.column_offset).max(1) as usize;
+        // cf-promises: the line number where the token ends, but the source text of the line where it starts,
+        // and the start column advanced by the token's length in bytes (only differs for multi-line strings).
+        let (_, start_col, src) = self.line_col(start);
+        let line = self.line_col(end.saturating_sub(1).max(start)).0;
+        let col = (start_col + (end - start)) as i64 + e.column_offset;
         let sev = match e.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
+        // printf("%*s", col, "^"): right-justified in `col` columns, left-justified for a negative width.
+        let caret = if col >= 0 {
+            format!("{:>w$}", "^", w = col as usize)
+        } else {
+            format!("{:<w$}", "^", w = col.unsigned_abs() as usize)
+        };
         Rendered {
             severity: e.severity,
             text: format!(
-                "./{}.cf:{line}:{col}: {sev}: {}\n{src}\n{:>col$}\n",
-                self.name, e.message, "^"
+                "./{}.cf:{line}:{col}: {sev}: {}\n{src}\n{caret}\n",
+                self.name, e.message
             ),
         }
     }
 }
-
 /// What `syntax::check` predicts cf-promises prints for fixture `name`: (stderr, stdout log lines, errors?).
 pub struct Prediction {
     pub stderr: String,
@@ -289,10 +309,12 @@ pub fn predict(name: &str) -> Prediction {
     let mut checker = BlockChecker::new();
     let mut rendered = Vec::new();
     let mut log = Vec::new();
-    for header in text[..body_start]
+    let headers: Vec<String> = text[..body_start]
         .lines()
         .filter_map(|l| l.strip_prefix("# check: "))
-    {
+        .map(|h| h.replace("{NL}", "\n"))
+        .collect();
+    for header in headers.iter().map(String::as_str) {
         let mut words = header.splitn(2, ' ');
         let kind = words.next().unwrap_or("");
         let rest = words.next().unwrap_or("");
@@ -311,7 +333,12 @@ pub fn predict(name: &str) -> Prediction {
                 .unwrap_or_else(|| panic!("{name}: {needle}"));
             let end = at + needle.len();
             let result = checker.promise_type_guard(bt, pt);
-            rendered.extend(result.errors.iter().map(|e| loc.render(e, end, end)));
+            rendered.extend(
+                result
+                    .errors
+                    .iter()
+                    .map(|e| loc.render(e, (at, end), (at, end))),
+            );
             cursor = end;
             continue;
         }
@@ -330,7 +357,12 @@ pub fn predict(name: &str) -> Prediction {
                 .map(|i| at + i + 1)
                 .unwrap_or_else(|| panic!("{name}: no {{"));
             let result = checker.body_open(bt, bn);
-            rendered.extend(result.errors.iter().map(|e| loc.render(e, brace, brace)));
+            rendered.extend(
+                result
+                    .errors
+                    .iter()
+                    .map(|e| loc.render(e, (brace - 1, brace), (brace - 1, brace))),
+            );
             cursor = brace;
             continue;
         }
@@ -342,7 +374,7 @@ pub fn predict(name: &str) -> Prediction {
                 .unwrap_or_else(|| panic!("{name}: {needle}"));
             let end = at + needle.len();
             if let Some(e) = check::check_bundle_type(rest) {
-                rendered.push(loc.render(&e, end, end));
+                rendered.push(loc.render(&e, (end - rest.len(), end), (end - rest.len(), end)));
             }
             cursor = end;
             continue;
@@ -367,7 +399,13 @@ pub fn predict(name: &str) -> Prediction {
         let m = re
             .find_at(&text, cursor)
             .unwrap_or_else(|| panic!("{name}: `{constraint}` not found in the policy"));
-        let (lval_end, rval_end) = (m.start() + lval.len(), m.end());
+        let lval_tok = (m.start(), m.start() + lval.len());
+        let rval_text = rval_text.trim();
+        let rval_last = if rval_text.ends_with('"') || rval_text.ends_with('\'') {
+            (m.end() - rval_text.len(), m.end())
+        } else {
+            (m.end() - 1, m.end())
+        };
         cursor = m.end();
         let result: CheckResult = match kind {
             "promise" => checker.promise_constraint(parts[0], parts[1], lval, &rval.shape()),
@@ -384,7 +422,7 @@ pub fn predict(name: &str) -> Prediction {
             result
                 .errors
                 .iter()
-                .map(|e| loc.render(e, lval_end, rval_end)),
+                .map(|e| loc.render(e, lval_tok, rval_last)),
         );
         log.extend(result.log);
     }
