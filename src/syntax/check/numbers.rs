@@ -72,51 +72,115 @@ fn scan_long(s: &str) -> Option<(i64, &str)> {
     Some((value, s.get(i..).unwrap_or("")))
 }
 
-/// `%lf` with strtod syntax: decimal or hexadecimal floats, `inf`/`infinity`/`nan` in any case.
+/// `%lf` as glibc's `scanf` does it: it consumes the longest text shaped like a float (a dangling exponent
+/// such as `1e` or `1e+` included), fails when that text has no digit (`.`, `-`, `0x`, `e5`), and converts the
+/// consumed text with `strtod`. `inf`/`infinity`/`nan` in any case; `nan(...)`.
 fn scan_double(s: &str) -> Option<(f64, &str)> {
-    let start = s.len()
-        - s.trim_start_matches(|c: char| c.is_ascii() && is_c_space(c as u8))
-            .len();
-    let body = s.get(start..)?;
-    let (sign, unsigned) = match body.as_bytes().first() {
-        Some(b'-') => (-1.0, body.get(1..)?),
-        Some(b'+') => (1.0, body.get(1..)?),
-        _ => (1.0, body),
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && is_c_space(b[i]) {
+        i += 1;
+    }
+    let start = i;
+    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+        i += 1;
+    }
+    let lower = |k: usize| b.get(k).map(u8::to_ascii_lowercase);
+    match lower(i) {
+        Some(b'n') => {
+            if lower(i + 1) != Some(b'a') || lower(i + 2) != Some(b'n') {
+                return None;
+            }
+            i += 3;
+            if b.get(i) == Some(&b'(') {
+                let close = s.get(i..)?.find(')')?;
+                i += close + 1;
+            }
+            return Some((f64::NAN, s.get(i..)?));
+        }
+        Some(b'i') => {
+            if lower(i + 1) != Some(b'n') || lower(i + 2) != Some(b'f') {
+                return None;
+            }
+            i += 3;
+            if lower(i) == Some(b'i') {
+                if (1..5).any(|k| lower(i + k) != b"inity".get(k).copied()) {
+                    return None;
+                }
+                i += 5;
+            }
+            let negative = b[start] == b'-';
+            return Some((
+                if negative {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                },
+                s.get(i..)?,
+            ));
+        }
+        _ => {}
+    }
+    let hex = b.get(i) == Some(&b'0') && lower(i + 1) == Some(b'x');
+    let (is_digit, exp_char): (fn(&u8) -> bool, u8) = if hex {
+        // glibc gives up unless a hex digit or the decimal point follows `0x`.
+        if !b
+            .get(i + 2)
+            .is_some_and(|c| c.is_ascii_hexdigit() || *c == b'.')
+        {
+            return None;
+        }
+        i += 2;
+        (u8::is_ascii_hexdigit, b'p')
+    } else {
+        (u8::is_ascii_digit, b'e')
     };
-    let lower = unsigned
-        .get(..unsigned.len().min(8))
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if lower.starts_with("infinity") {
-        return Some((sign * f64::INFINITY, unsigned.get(8..)?));
+    let mut got_digit = hex;
+    let mut got_dot = false;
+    while let Some(c) = b.get(i) {
+        if is_digit(c) {
+            got_digit = true;
+        } else if *c == b'.' && !got_dot {
+            got_dot = true;
+        } else {
+            break;
+        }
+        i += 1;
     }
-    if lower.starts_with("inf") {
-        return Some((sign * f64::INFINITY, unsigned.get(3..)?));
+    if !got_digit {
+        return None;
     }
-    if lower.starts_with("nan") {
-        return Some((f64::NAN, unsigned.get(3..)?));
+    if lower(i) == Some(exp_char) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
     }
+    let (v, _) = strtod(s.get(start..i)?)?;
+    Some((v, s.get(i..)?))
+}
+
+/// `strtod` on a text `scan_double` accepted: decimal or hexadecimal, trailing partial exponent ignored.
+fn strtod(text: &str) -> Option<(f64, usize)> {
+    let (sign, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (-1.0, text.get(1..)?),
+        Some(b'+') => (1.0, text.get(1..)?),
+        _ => (1.0, text),
+    };
     let b = unsigned.as_bytes();
     if b.len() > 2 && b[0] == b'0' && (b[1] | 0x20) == b'x' {
-        if let Some((v, len)) = scan_hex_float(b.get(2..)?) {
-            return Some((sign * v, unsigned.get(2 + len..)?));
-        }
+        // Without hex digits strtod reads just the `0`.
+        return Some(match scan_hex_float(b.get(2..)?) {
+            Some((v, len)) => (sign * v, len + 2),
+            None => (0.0, 1),
+        });
     }
     let mut i = 0;
-    let mut digits = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
         i += 1;
-        digits += 1;
-    }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-            digits += 1;
-        }
-    }
-    if digits == 0 {
-        return None;
     }
     if i < b.len() && (b[i] | 0x20) == b'e' {
         let mut j = i + 1;
@@ -130,14 +194,16 @@ fn scan_double(s: &str) -> Option<(f64, &str)> {
             i = j;
         }
     }
-    let text = unsigned.get(..i)?;
-    let text = if text.starts_with('.') {
-        format!("0{text}")
+    let mantissa = unsigned.get(..i)?;
+    let text = if mantissa.starts_with('.') {
+        format!("0{mantissa}")
     } else {
-        text.to_string()
+        mantissa.to_string()
     };
+    let text = text.strip_suffix('.').map(str::to_string).unwrap_or(text);
+    let text = text.replace(".e", ".0e").replace(".E", ".0E");
     let v: f64 = text.parse().ok()?;
-    Some((sign * v, unsigned.get(i..)?))
+    Some((sign * v, i))
 }
 
 /// Hex mantissa `h[.h][p[+-]d]` after `0x`; returns the value and bytes consumed.
@@ -254,7 +320,7 @@ pub(super) fn double_from_string(s: &str, log: &mut Vec<String>) -> Option<f64> 
             'M' => a * 1024.0 * 1024.0,
             'g' => a * 1000.0 * 1000.0 * 1000.0,
             'G' => a * 1024.0 * 1024.0 * 1024.0,
-            '%' if !(0.0..=100.0).contains(&a) => {
+            '%' if a < 0.0 || a > 100.0 => {
                 log.push(format!("Percentage out of range: {a:.2}"));
                 return None;
             }
@@ -384,7 +450,10 @@ mod tests {
         assert_eq!(scan_double("0x10"), Some((16.0, "")));
         assert_eq!(scan_double(".5x"), Some((0.5, "x")));
         assert_eq!(scan_double("1e3"), Some((1000.0, "")));
-        assert_eq!(scan_double("1e"), Some((1.0, "e")));
+        assert_eq!(scan_double("1e"), Some((1.0, "")));
+        assert_eq!(scan_double("1e+ k"), Some((1.0, " k")));
+        assert_eq!(scan_double("0x"), None);
+        assert_eq!(scan_double("."), None);
         assert!(scan_double("nan").unwrap().0.is_nan());
         assert_eq!(scan_double("-INF"), Some((f64::NEG_INFINITY, "")));
     }
