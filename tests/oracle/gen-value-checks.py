@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Generate policies/parse/checks/sweep/{numbers,modes,classes}_*.cf: tricky values for the checks that parse.
+"""Generate policies/parse/checks/sweep/{numbers,modes,classes,regex}_*.cf: tricky values for the checks that parse.
 
 Numbers are checked as `vars int`, `vars real` and (irange) `body copy_from copy_size`; mode strings as
-`body perms mode`; class expressions as `reports if`. At most 12 constraints per file. Record with
+`body perms mode`; class expressions as `reports if`; probes for every distinct string range regex on one
+attribute (body or promise) that has it. At most 12 constraints per file. Record with
 tests/oracle/record-checks.sh.
 """
-import itertools, os
+import itertools, json, os
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 OUT = os.path.join(ROOT, 'policies/parse/checks/sweep')
+SYNTAX = json.load(open(os.path.join(ROOT, 'src/syntax/cf-syntax-3.21.0.json')))
+CONTROL = {'agent', 'common', 'executor', 'file', 'hub', 'monitor', 'runagent', 'server'}
 MAIN = 'bundle agent main\n{\n  reports:\n      "ok";\n}\n'
 
 numbers = ['0', '7', '-7', '+7', '007', '1.', '.1', '-.5', '1.5e2', '1e+2', '1E-2', '1e', '1e+', '0x1A', '0X1p3',
@@ -59,6 +62,60 @@ classes = sorted({'a', 'a.b', 'a&b', 'a|b', 'a||b', 'a|||b', 'a&&b', 'a..b', '!a
                   '(a|b).c', '!(a|b)', 'any', 'a\\tb', 'a\'b', 'a"b', 'é', 'aé', '_', '0', 'a=b', 'a,b', 'a/b'})
 
 
+probes = ['', 'a', 'A', '_a', '1a', '1', '-1', '+', '/abs', 'rel', 'x y', '$(x)', '@(x)', 'a$(x)', 'hup', 'kill',
+          '15', '15s', 'uchg', '+uchg', '-nodump', 'uchg+', 'leaf_name', '!leaf_name', 'leaf_name|mode',
+          'leaf_name.mode', '(leaf_name)', 'pid', 'ppid|pgid', 'user:root:rwx', 'user:root:rwx:allow',
+          'all:rwx:allow', 'mask:rw', 'group::r', 'stdout', 'udp_syslog', 'C:\\x', '"/x', 'a@b', 'a,b', '022',
+          'u+r', 'a=b', 'a-b', '10M', '10%', '5k', '10', 'critical', 'info', 'debug', 'é', 'a.b', 'a:b', '[a]',
+          'x86_64', 'a b c', 'ab', 'a\\b', '$']
+
+
+def regex_targets():
+    """(kind, owner, lval, range): one attribute per distinct non-trivial string/slist range."""
+    seen = {}
+    for bt, b in sorted(SYNTAX['bodyTypes'].items()):
+        for a, x in sorted(b['attributes'].items()):
+            r = x.get('range')
+            if x['type'] in ('string', 'slist') and r not in (None, '', '.*') and r not in seen:
+                seen[r] = ('body', bt, a, x['type'])
+    for pt, p in sorted(SYNTAX['promiseTypes'].items()):
+        for a, x in sorted(p['attributes'].items()):
+            r = x.get('range')
+            if x['visibility'] == 'promiseType' and x['type'] in ('string', 'slist') and r not in (None, '', '.*') \
+                    and r not in seen:
+                seen[r] = ('promise', pt, a, x['type'])
+    return sorted(seen.values())
+
+
+def bundle_of(pt):
+    for bundle, bd in sorted(SYNTAX['bundleTypes'].items(), key=lambda kv: (kv[0] != 'agent', kv[0])):
+        if pt in bd['promiseTypes']:
+            return bundle
+    raise KeyError(pt)
+
+
+def regex_files():
+    for n, (kind, owner, lval, t) in enumerate(regex_targets()):
+        def val(v):
+            return '{ "%s" }' % esc(v) if t == 'slist' else '"%s"' % esc(v)
+        if kind == 'body':
+            name = 'control' if owner in CONTROL else 'b'
+
+            def make(chunk):
+                heads = [f'# check: body {owner} {name} {lval} => {val(v)}' for v in chunk]
+                lines = ''.join(f'      {lval} => {val(v)};\n' for v in chunk)
+                return heads, f'body {owner} {name}\n{{\n{lines}}}\n' + MAIN
+        else:
+            bundle = bundle_of(owner)
+
+            def make(chunk):
+                heads = [f'# check: promise {bundle} {owner} {lval} => {val(v)}' for v in chunk]
+                lines = ''.join(f'      "p{i}" {lval} => {val(v)};\n' for i, v in enumerate(chunk))
+                tail = '' if bundle == 'agent' else MAIN
+                return heads, f'bundle {bundle} {"main" if bundle == "agent" else "b"}\n{{\n  {owner}:\n{lines}}}\n' + tail
+        write_chunks(f'regex_{n:02d}_{owner}_{lval}', make, probes)
+
+
 def perms_file(chunk):
     heads = [f'# check: body perms p mode => "{esc(v)}"' for v in chunk]
     lines = ''.join(f'      mode => "{esc(v)}";\n' for v in chunk)
@@ -73,7 +130,7 @@ def if_file(chunk):
 
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
-    prefixes = ('numbers_', 'modes_', 'classes_')
+    prefixes = ('numbers_', 'modes_', 'classes_', 'regex_')
     for f in os.listdir(OUT):
         if f.startswith(prefixes):
             os.remove(os.path.join(OUT, f))
@@ -82,4 +139,5 @@ if __name__ == '__main__':
     write_chunks('numbers_irange', irange_file, ranges)
     write_chunks('modes', perms_file, modes)
     write_chunks('classes', if_file, classes)
+    regex_files()
     print('gen-value-checks:', sum(f.startswith(prefixes) for f in os.listdir(OUT)), 'files')

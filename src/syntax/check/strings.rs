@@ -2,7 +2,7 @@
 //! error (`IsCf3VarString`), Unix mode strings (`ParseModeString`), PCRE range matching (`StringMatchFull`) and
 //! the class-expression syntax check applied to `if`/`ifvarclass` (`ParseExpression`).
 
-use regex::Regex;
+use regex::bytes::RegexBuilder;
 
 use super::{Anchor, CheckError, Outcome};
 
@@ -271,12 +271,15 @@ fn pcre_to_rust(pattern: &str) -> String {
     out
 }
 
-/// `StringMatchFull`: the first (leftmost, PCRE-preferred) match covers the whole string. `None` when the
-/// pattern does not compile.
+/// `StringMatchFull`: the first (leftmost, PCRE-preferred) match covers the whole string. PCRE runs without
+/// UTF mode, so matching is on bytes (`.` is one byte of `é`). `None` when the pattern does not compile.
 pub(super) fn full_match(pattern: &str, s: &str) -> Option<bool> {
-    let re = Regex::new(&pcre_to_rust(pattern)).ok()?;
+    let re = RegexBuilder::new(&pcre_to_rust(pattern))
+        .unicode(false)
+        .build()
+        .ok()?;
     Some(
-        re.find(s)
+        re.find(s.as_bytes())
             .is_some_and(|m| m.start() == 0 && m.end() == s.len()),
     )
 }
