@@ -30,23 +30,41 @@ fn recordings_match_live_cf_promises() {
     let Some(bin) = tables_live::cf_promises("recordings_match_live_cf_promises") else {
         return;
     };
-    let mut failures = Vec::new();
-    for name in fixtures() {
-        let (dir, file) = run_location(&name);
-        let run = tables_live::run(&bin, &dir, &["-f", &file]).unwrap();
-        let live = Recording {
-            exit: run.exit,
-            stderr: run.stderr,
-            stdout: run.stdout,
-        };
-        if live != read_recording(&name) {
-            failures.push(format!(
-                "{name}:\n--- recorded\n{}\n--- live\n{}",
-                read_recording(&name).to_text(),
-                live.to_text()
-            ));
-        }
-    }
+    let names = fixtures();
+    // cf-promises runs are process-start bound: a few at a time.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = names
+            .chunks(names.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                let bin = &bin;
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for name in chunk {
+                        let (dir, file) = run_location(name);
+                        let run = tables_live::run(bin, &dir, &["-f", &file]).unwrap();
+                        let live = Recording {
+                            exit: run.exit,
+                            stderr: run.stderr,
+                            stdout: run.stdout,
+                        };
+                        let recorded = read_recording(name);
+                        if live != recorded {
+                            failures.push(format!(
+                                "{name}:\n--- recorded\n{}\n--- live\n{}",
+                                recorded.to_text(),
+                                live.to_text()
+                            ));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
     assert!(
         failures.is_empty(),
         "recordings differ from cf-promises (re-record with tests/oracle/record-checks.sh):\n{}",

@@ -284,6 +284,30 @@ impl Located<'_> {
         }
     }
 }
+/// Byte range of the first `LVAL <ws> => <ws> RVAL` at or after `from`.
+fn find_constraint(
+    text: &str,
+    from: usize,
+    lval: &str,
+    rval: &str,
+) -> Option<std::ops::Range<usize>> {
+    let mut at = from;
+    while let Some(i) = text.get(at..)?.find(lval) {
+        let start = at + i;
+        let rest = &text[start + lval.len()..];
+        let after_ws = rest.trim_start();
+        if let Some(after_arrow) = after_ws.strip_prefix("=>") {
+            let value = after_arrow.trim_start();
+            if value.starts_with(rval) {
+                let end = text.len() - value.len() + rval.len();
+                return Some(start..end);
+            }
+        }
+        at = start + 1;
+    }
+    None
+}
+
 /// What `syntax::check` predicts cf-promises prints for fixture `name`: (stderr, stdout log lines, errors?).
 pub struct Prediction {
     pub stderr: String,
@@ -390,23 +414,16 @@ pub fn predict(name: &str) -> Prediction {
             .split_once(" => ")
             .unwrap_or_else(|| panic!("{name}: {constraint}"));
         let (rval, _) = parse_rval(rval_text);
-        let pattern = format!(
-            r"{}\s*=>\s*{}",
-            regex::escape(lval),
-            regex::escape(rval_text.trim())
-        );
-        let re = regex::Regex::new(&pattern).unwrap();
-        let m = re
-            .find_at(&text, cursor)
+        let m = find_constraint(&text, cursor, lval, rval_text.trim())
             .unwrap_or_else(|| panic!("{name}: `{constraint}` not found in the policy"));
-        let lval_tok = (m.start(), m.start() + lval.len());
+        let lval_tok = (m.start, m.start + lval.len());
         let rval_text = rval_text.trim();
         let rval_last = if rval_text.ends_with('"') || rval_text.ends_with('\'') {
-            (m.end() - rval_text.len(), m.end())
+            (m.end - rval_text.len(), m.end)
         } else {
-            (m.end() - 1, m.end())
+            (m.end - 1, m.end)
         };
-        cursor = m.end();
+        cursor = m.end;
         let result: CheckResult = match kind {
             "promise" => checker.promise_constraint(parts[0], parts[1], lval, &rval.shape()),
             "body" => {

@@ -300,6 +300,7 @@ fn int_from_string_logged(s: &str, log: &mut Vec<String>) -> Option<i64> {
 }
 
 /// `DoubleFromString`: the value, or `None` with the lines cf-promises logs at level error.
+#[allow(clippy::manual_range_contains)] // NaN must pass the percentage check, as in C
 pub(super) fn double_from_string(s: &str, log: &mut Vec<String>) -> Option<f64> {
     let Some((a, rest)) = scan_double(s) else {
         log.push(format!("Failed to parse real number: {s}"));

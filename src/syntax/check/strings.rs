@@ -2,7 +2,9 @@
 //! error (`IsCf3VarString`), Unix mode strings (`ParseModeString`), PCRE range matching (`StringMatchFull`) and
 //! the class-expression syntax check applied to `if`/`ifvarclass` (`ParseExpression`).
 
-use regex::bytes::RegexBuilder;
+use std::cell::RefCell;
+
+use regex::bytes::{Regex, RegexBuilder};
 
 use super::{Anchor, CheckError, Outcome};
 
@@ -271,17 +273,39 @@ fn pcre_to_rust(pattern: &str) -> String {
     out
 }
 
+/// At most this many compiled range regexes are kept per thread (the 3.21 tables have about 30 distinct ones).
+const REGEX_CACHE_LIMIT: usize = 64;
+
+thread_local! {
+    static COMPILED: RefCell<Vec<(String, Option<Regex>)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn compile(pattern: &str) -> Option<Regex> {
+    RegexBuilder::new(&pcre_to_rust(pattern))
+        .unicode(false)
+        .build()
+        .ok()
+}
+
 /// `StringMatchFull`: the first (leftmost, PCRE-preferred) match covers the whole string. PCRE runs without
 /// UTF mode, so matching is on bytes (`.` is one byte of `é`). `None` when the pattern does not compile.
 pub(super) fn full_match(pattern: &str, s: &str) -> Option<bool> {
-    let re = RegexBuilder::new(&pcre_to_rust(pattern))
-        .unicode(false)
-        .build()
-        .ok()?;
-    Some(
+    let matches = |re: &Regex| {
         re.find(s.as_bytes())
-            .is_some_and(|m| m.start() == 0 && m.end() == s.len()),
-    )
+            .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+    };
+    COMPILED.with(|cache| {
+        let mut cache = cache.try_borrow_mut().ok()?;
+        if let Some((_, re)) = cache.iter().find(|(p, _)| p == pattern) {
+            return re.as_ref().map(matches);
+        }
+        let re = compile(pattern);
+        let result = re.as_ref().map(matches);
+        if cache.len() < REGEX_CACHE_LIMIT {
+            cache.push((pattern.to_string(), re));
+        }
+        result
+    })
 }
 
 /// `ParseExpression` over a class expression: `Ok(end)` for a parsable prefix ending at byte `end` (trailing
