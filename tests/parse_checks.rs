@@ -86,6 +86,18 @@ fn check_rs_reproduces_the_recordings() {
                 p.stderr
             ));
         }
+        let expected_post = if p.has_errors {
+            Vec::new()
+        } else {
+            p.post.clone()
+        };
+        if post_parse != expected_post {
+            problems.push(format!(
+                "post-parse policy check\n--- recorded\n{}\n--- check.rs\n{}",
+                post_parse.join("\n"),
+                expected_post.join("\n")
+            ));
+        }
         let exit = i32::from(p.has_errors || !post_parse.is_empty());
         if exit != rec.exit {
             problems.push(format!("exit: recorded {}, check.rs {exit}", rec.exit));

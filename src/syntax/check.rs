@@ -16,8 +16,13 @@
 //!   range); options are only skipped when the whole value is one `$(x)`.
 //! - Function calls are checked only for their name and return type, never their arguments.
 //! - Unknown body types are accepted silently and their attributes are not checked.
+//!
+//! When the whole parse produced no error, cf-promises runs a policy check with its own messages (no caret,
+//! column 0): [`post_parse_promise`] and [`post_parse_constraint`] (rval shapes of *all* attributes of
+//! built-in promise types, so `comment => { "a" }` fails here and not while parsing).
 
 mod numbers;
+mod post_parse;
 mod strings;
 mod types;
 
@@ -26,6 +31,7 @@ use types::check_value;
 
 use types::Match;
 
+pub use post_parse::{post_parse_constraint, post_parse_promise, PostParseError};
 pub use strings::class_expression;
 
 /// cf-promises stops after this many errors: the next error is printed, then `Too many errors`, exit 1.

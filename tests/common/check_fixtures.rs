@@ -9,6 +9,7 @@
 //!   `# check: bundle-type TYPE`
 //!   `# check: guard BUNDLE_TYPE PROMISE_TYPE`   (a `promise_type:` line)
 //!   `# check: body-open BODY_TYPE BODY_NAME`   (the `{` of a body; starts a new block)
+//!   `# check: section BUNDLE_TYPE PROMISE_TYPE N`   (the next section has N promises: post-parse check)
 //!   `# check: block`   (a new bundle/body starts: fresh `BlockChecker`)
 //! `{NL}` in a header stands for a newline inside a value. Each `LVAL => RVAL` is located in the policy text (first occurrence after the previous one, whitespace
 //! around `=>` free), which gives the lines and columns for rendering.
@@ -314,6 +315,8 @@ pub struct Prediction {
     pub stdout: String,
     pub has_errors: bool,
     pub too_many: bool,
+    /// Lines of the post-parse policy check (only printed when the parse had no error).
+    pub post: Vec<String>,
 }
 
 pub fn predict(name: &str) -> Prediction {
@@ -333,6 +336,7 @@ pub fn predict(name: &str) -> Prediction {
     let mut checker = BlockChecker::new();
     let mut rendered = Vec::new();
     let mut log = Vec::new();
+    let mut post = Vec::new();
     let headers: Vec<String> = text[..body_start]
         .lines()
         .filter_map(|l| l.strip_prefix("# check: "))
@@ -344,6 +348,24 @@ pub fn predict(name: &str) -> Prediction {
         let rest = words.next().unwrap_or("");
         if kind == "block" {
             checker = BlockChecker::new();
+            continue;
+        }
+        if kind == "section" {
+            // `section BUNDLE_TYPE PROMISE_TYPE N`: the next `PROMISE_TYPE:` guard has N promises.
+            let parts: Vec<&str> = rest.split(' ').collect();
+            let (bt, pt) = (parts[0], parts[1]);
+            let count: usize = parts[2].parse().unwrap();
+            let needle = format!("{pt}:");
+            let at = text[cursor..]
+                .find(&needle)
+                .map(|i| cursor + i)
+                .unwrap_or_else(|| panic!("{name}: {needle}"));
+            if let Some(e) = check::post_parse_promise(bt, pt) {
+                let line = loc.line_col(at).0;
+                for _ in 0..count {
+                    post.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
+                }
+            }
             continue;
         }
         if kind == "guard" {
@@ -424,6 +446,16 @@ pub fn predict(name: &str) -> Prediction {
             (m.end - 1, m.end)
         };
         cursor = m.end;
+        if kind == "promise" {
+            if let Some(e) = check::post_parse_constraint(parts[0], parts[1], lval, &rval.shape()) {
+                let end = match e.anchor {
+                    Anchor::NextTokenEnd => loc.next_token(rval_last.1).1,
+                    _ => rval_last.1,
+                };
+                let line = loc.line_col(end - 1).0;
+                post.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
+            }
+        }
         let result: CheckResult = match kind {
             "promise" => checker.promise_constraint(parts[0], parts[1], lval, &rval.shape()),
             "body" => {
@@ -473,6 +505,7 @@ pub fn predict(name: &str) -> Prediction {
         stdout,
         has_errors: errors > 0,
         too_many,
+        post,
     }
 }
 
