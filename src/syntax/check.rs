@@ -18,8 +18,8 @@
 //! - Unknown body types are accepted silently and their attributes are not checked.
 //!
 //! When the whole parse produced no error, cf-promises runs a policy check with its own messages (no caret,
-//! column 0): [`post_parse_promise`] and [`post_parse_constraint`] (rval shapes of *all* attributes of
-//! built-in promise types, so `comment => { "a" }` fails here and not while parsing).
+//! column 0): [`post_parse_promise`] (rval shapes of *all* attributes of built-in promise types, so
+//! `comment => { "a" }` fails there and not while parsing; `vars` names and value types; `access` rules).
 
 mod numbers;
 mod post_parse;
@@ -31,7 +31,7 @@ use types::check_value;
 
 use types::Match;
 
-pub use post_parse::{post_parse_constraint, post_parse_promise, PostParseError};
+pub use post_parse::{post_parse_promise, PostParseError, PostParseLine};
 pub use strings::class_expression;
 
 /// cf-promises stops after this many errors: the next error is printed, then `Too many errors`, exit 1.

@@ -10,15 +10,18 @@
 //!   `# check: guard BUNDLE_TYPE PROMISE_TYPE`   (a `promise_type:` line)
 //!   `# check: body-open BODY_TYPE BODY_NAME`   (the `{` of a body; starts a new block)
 //!   `# check: section BUNDLE_TYPE PROMISE_TYPE N`   (the next section has N promises: post-parse check)
+//!   `# check: promise-start BUNDLE_TYPE PROMISE_TYPE PROMISER`   (the next `promise` checks form one promise;
+//!      otherwise each `promise` check is a promise of its own for the post-parse check)
 //!   `# check: block`   (a new bundle/body starts: fresh `BlockChecker`)
 //! `{NL}` in a header stands for a newline inside a value. Each `LVAL => RVAL` is located in the policy text (first occurrence after the previous one, whitespace
 //! around `=>` free), which gives the lines and columns for rendering.
 
 use std::path::PathBuf;
 
+use crate::check_rval::{parse_rval, Rval};
 use cfsim::syntax::check::{
-    self, Anchor, BlockChecker, CheckError, CheckResult, RvalShape, Severity, MAX_ERRORS,
-    SYNTAX_ERRORS_SUMMARY, TOO_MANY_ERRORS,
+    self, Anchor, BlockChecker, CheckError, CheckResult, PostParseLine, RvalShape, Severity,
+    MAX_ERRORS, SYNTAX_ERRORS_SUMMARY, TOO_MANY_ERRORS,
 };
 
 pub fn fixture_dir() -> PathBuf {
@@ -99,105 +102,6 @@ pub fn read_recording(name: &str) -> Recording {
     let path = fixture_dir().join(format!("{name}.expected"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Recording::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// An rval owned by the test (strings unescaped the way CFEngine does: only `\"`, `\'` and `\\`).
-#[derive(Debug, Clone)]
-enum Rval {
-    Scalar(String),
-    Bare(String),
-    List(Vec<Rval>),
-    FnCall(String),
-}
-
-impl Rval {
-    fn shape(&self) -> RvalShape<'_> {
-        match self {
-            Rval::Scalar(s) => RvalShape::Scalar(s),
-            Rval::Bare(s) => RvalShape::Bare(s),
-            Rval::List(items) => RvalShape::List(items.iter().map(Rval::shape).collect()),
-            Rval::FnCall(name) => RvalShape::FnCall { name },
-        }
-    }
-}
-
-fn parse_rval(s: &str) -> (Rval, &str) {
-    let s = s.trim_start();
-    let b = s.as_bytes();
-    match b.first() {
-        Some(&q @ (b'"' | b'\'')) => {
-            let mut value = String::new();
-            let mut chars = s[1..].char_indices();
-            while let Some((i, c)) = chars.next() {
-                if c == '\\' {
-                    match chars.next() {
-                        Some((_, n)) if n == char::from(q) || n == '\\' => value.push(n),
-                        Some((_, n)) => {
-                            value.push('\\');
-                            value.push(n);
-                        }
-                        None => value.push('\\'),
-                    }
-                } else if c == char::from(q) {
-                    return (Rval::Scalar(value), &s[i + 2..]);
-                } else {
-                    value.push(c);
-                }
-            }
-            panic!("unterminated string in {s}");
-        }
-        Some(b'{') => {
-            let mut items = Vec::new();
-            let mut rest = &s[1..];
-            loop {
-                rest = rest.trim_start();
-                if let Some(r) = rest.strip_prefix('}') {
-                    return (Rval::List(items), r);
-                }
-                let (item, r) = parse_rval(rest);
-                items.push(item);
-                rest = r.trim_start();
-                rest = rest.strip_prefix(',').unwrap_or(rest);
-            }
-        }
-        _ => {
-            let mut end = 0;
-            let mut depth = 0;
-            while end < b.len() {
-                match b[end] {
-                    b'(' if end > 0 && matches!(b[end - 1], b'$' | b'@') => depth += 1,
-                    b')' if depth > 0 => depth -= 1,
-                    b' ' | b',' | b'}' | b';' | b'(' if depth == 0 => break,
-                    _ => {}
-                }
-                end += 1;
-            }
-            let token = &s[..end];
-            let rest = &s[end..];
-            if let Some(args) = rest.strip_prefix('(') {
-                let mut depth = 1;
-                let mut in_str = false;
-                let mut close = args.len();
-                for (i, c) in args.char_indices() {
-                    match c {
-                        '"' => in_str = !in_str,
-                        '(' if !in_str => depth += 1,
-                        ')' if !in_str => {
-                            depth -= 1;
-                            if depth == 0 {
-                                close = i;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                (Rval::FnCall(token.to_string()), &args[close + 1..])
-            } else {
-                (Rval::Bare(token.to_string()), rest)
-            }
-        }
-    }
 }
 
 /// One rendered diagnostic.
@@ -319,6 +223,44 @@ pub struct Prediction {
     pub post: Vec<String>,
 }
 
+/// One promise for the post-parse check: constraints with the line where each ends.
+struct Group {
+    bundle_type: String,
+    promise_type: String,
+    promiser: String,
+    promiser_line: usize,
+    guard_line: Option<usize>,
+    constraints: Vec<(String, Rval, usize)>,
+}
+
+/// Post-parse lines of a finished promise: (`1:1` lines printed first, the others).
+fn flush(group: Option<Group>, base: &str, first: &mut Vec<String>, post: &mut Vec<String>) {
+    let Some(g) = group else {
+        return;
+    };
+    let shapes: Vec<(&str, RvalShape<'_>)> = g
+        .constraints
+        .iter()
+        .map(|(l, r, _)| (l.as_str(), r.shape()))
+        .collect();
+    for e in check::post_parse_promise(&g.bundle_type, &g.promise_type, &g.promiser, &shapes) {
+        let line = match e.line {
+            PostParseLine::FileStart => {
+                first.push(format!("./{base}.cf:1:1: error: {}", e.message));
+                continue;
+            }
+            // Sections of unsupported promise types are declared with `# check: section`.
+            PostParseLine::Guard => match g.guard_line {
+                Some(line) => line,
+                None => continue,
+            },
+            PostParseLine::Promiser => g.promiser_line,
+            PostParseLine::Constraint(i) => g.constraints[i].2,
+        };
+        post.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
+    }
+}
+
 pub fn predict(name: &str) -> Prediction {
     let path = fixture_dir().join(format!("{name}.cf"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -337,6 +279,8 @@ pub fn predict(name: &str) -> Prediction {
     let mut rendered = Vec::new();
     let mut log = Vec::new();
     let mut post = Vec::new();
+    let mut post_first = Vec::new();
+    let mut group: Option<Group> = None;
     let headers: Vec<String> = text[..body_start]
         .lines()
         .filter_map(|l| l.strip_prefix("# check: "))
@@ -346,6 +290,32 @@ pub fn predict(name: &str) -> Prediction {
         let mut words = header.splitn(2, ' ');
         let kind = words.next().unwrap_or("");
         let rest = words.next().unwrap_or("");
+        let explicit_group = group.as_ref().is_some_and(|g| g.guard_line.is_some());
+        if kind != "promise" || !explicit_group {
+            flush(group.take(), base, &mut post_first, &mut post);
+        }
+        if kind == "promise-start" {
+            // `promise-start BUNDLE_TYPE PROMISE_TYPE PROMISER`: the following `promise` checks are one promise.
+            let parts: Vec<&str> = rest.splitn(3, ' ').collect();
+            let quoted = format!("\"{}\"", parts[2]);
+            let at = text[cursor..]
+                .find(&quoted)
+                .map(|i| cursor + i)
+                .unwrap_or_else(|| panic!("{name}: {quoted}"));
+            let guard = text[..at]
+                .rfind(&format!("{}:", parts[1]))
+                .unwrap_or_else(|| panic!("{name}: no guard before {quoted}"));
+            group = Some(Group {
+                bundle_type: parts[0].to_string(),
+                promise_type: parts[1].to_string(),
+                promiser: parts[2].to_string(),
+                promiser_line: loc.line_col(at).0,
+                guard_line: Some(loc.line_col(guard).0),
+                constraints: Vec::new(),
+            });
+            cursor = at + quoted.len();
+            continue;
+        }
         if kind == "block" {
             checker = BlockChecker::new();
             continue;
@@ -360,8 +330,8 @@ pub fn predict(name: &str) -> Prediction {
                 .find(&needle)
                 .map(|i| cursor + i)
                 .unwrap_or_else(|| panic!("{name}: {needle}"));
-            if let Some(e) = check::post_parse_promise(bt, pt) {
-                let line = loc.line_col(at).0;
+            let line = loc.line_col(at).0;
+            for e in check::post_parse_promise(bt, pt, "p", &[]) {
                 for _ in 0..count {
                     post.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
                 }
@@ -447,14 +417,20 @@ pub fn predict(name: &str) -> Prediction {
         };
         cursor = m.end;
         if kind == "promise" {
-            if let Some(e) = check::post_parse_constraint(parts[0], parts[1], lval, &rval.shape()) {
-                let end = match e.anchor {
-                    Anchor::NextTokenEnd => loc.next_token(rval_last.1).1,
-                    _ => rval_last.1,
-                };
-                let line = loc.line_col(end - 1).0;
-                post.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
-            }
+            let end = match &rval {
+                Rval::Bare(_) => loc.next_token(rval_last.1).1,
+                _ => rval_last.1,
+            };
+            let line = loc.line_col(end - 1).0;
+            let g = group.get_or_insert_with(|| Group {
+                bundle_type: parts[0].to_string(),
+                promise_type: parts[1].to_string(),
+                promiser: "p".to_string(),
+                promiser_line: 0,
+                guard_line: None,
+                constraints: Vec::new(),
+            });
+            g.constraints.push((lval.to_string(), rval.clone(), line));
         }
         let result: CheckResult = match kind {
             "promise" => checker.promise_constraint(parts[0], parts[1], lval, &rval.shape()),
@@ -475,6 +451,9 @@ pub fn predict(name: &str) -> Prediction {
         );
         log.extend(result.log);
     }
+    flush(group.take(), base, &mut post_first, &mut post);
+    post_first.extend(post);
+    let post = post_first;
     let mut stderr = String::new();
     let mut errors = 0;
     let mut too_many = false;
@@ -511,7 +490,8 @@ pub fn predict(name: &str) -> Prediction {
 
 /// Stderr lines of the post-parse policy check (`path:line:0: error: ...`, no source line): not parse-time.
 pub fn split_post_parse(stderr: &str) -> (String, Vec<String>) {
-    let re = regex::Regex::new(r"^\./[^:]+:\d+:0: error: ").unwrap();
+    // Column 0, and the `1:1` parser errors raised during the policy check (no source line follows them).
+    let re = regex::Regex::new(r"^\./[^:]+:(\d+:0|1:1): error: ").unwrap();
     let mut parse_time = String::new();
     let mut post = Vec::new();
     for line in stderr.split_inclusive('\n') {

@@ -6,6 +6,8 @@ first bundle type that has it), gets
   - a shape mismatch: a list for scalar types, a scalar for list types (files shape_*), and
   - for types whose scalar values can fail (option, int, real, irange, context, strings with a range), a bad
     scalar (files value_*).
+The attributes that are not checked while parsing (common and bundle-wide ones, bodies, bundles) get a shape
+mismatch in files post_*: the post-parse policy check reports them.
 At most 12 constraints per file (cf-promises stops after 13 errors). Record with tests/oracle/record-checks.sh.
 """
 import json, os, shutil
@@ -64,7 +66,11 @@ def bodies(kind, pick):
             write(f'{kind}_body_{bt}_{n}', heads, f'body {bt} {name}\n{{\n{lines}}}\n' + MAIN)
 
 
-def promises(kind, pick):
+def parse_checked(x):
+    return x['visibility'] == 'promiseType' and x['type'] not in ('body', 'bundle')
+
+
+def promises(kind, pick, wanted=parse_checked):
     seen = set()
     for bundle, bd in sorted(SYNTAX['bundleTypes'].items(), key=lambda kv: (kv[0] != 'agent', kv[0])):
         for pt in sorted(bd['promiseTypes']):
@@ -73,7 +79,7 @@ def promises(kind, pick):
             seen.add(pt)
             items = []
             for a, x in sorted(SYNTAX['promiseTypes'][pt]['attributes'].items()):
-                if x['visibility'] != 'promiseType' or x['type'] in ('body', 'bundle'):
+                if not wanted(x):
                     continue
                 v = pick(x['type'], x.get('range'))
                 if v is not None:
@@ -93,4 +99,5 @@ if __name__ == '__main__':
     promises('shape', lambda t, r: shape_value(t))
     bodies('value', bad_value)
     promises('value', bad_value)
+    promises('post', lambda t, r: shape_value(t), wanted=lambda x: not parse_checked(x))
     print(f'gen-sweep-checks: {len(os.listdir(OUT))} files in {OUT}')

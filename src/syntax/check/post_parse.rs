@@ -1,35 +1,39 @@
 //! The policy check cf-promises runs after a parse without errors (`PolicyCheck`): promise types used in a
-//! bundle type that does not support them, and rvals whose *shape* (scalar, list, function call, container)
-//! does not fit the attribute type. These messages have no caret: `path:LINE:0: error: MESSAGE`.
+//! bundle type that does not support them, rvals whose *shape* (scalar, list, function call, container) does
+//! not fit the attribute type, and the checks of `vars` (variable names, one value type) and `access`
+//! (`report_data_select` needs `resource_type => "query"`). These messages have no caret and column 0:
+//! `path:LINE:0: error: MESSAGE`, printed after all parse-time messages.
 
-use super::{Anchor, RvalShape};
+use super::RvalShape;
 use crate::syntax::tables::{self, DataType, PromiseTypeLookup};
+
+/// Which line a post-parse message is printed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostParseLine {
+    /// The line of the promise type guard (`files:`).
+    Guard,
+    /// The line of the promiser.
+    Promiser,
+    /// The line where constraint `index` (of the slice given) ends: the rval's last token, or for a bare rval
+    /// the token after it.
+    Constraint(usize),
+    /// Printed as `path:1:1: error: MESSAGE` without source line, before every other post-parse message (it
+    /// is a parser error raised while the parser state is reset).
+    FileStart,
+}
 
 /// One message of the post-parse policy check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PostParseError {
     pub message: String,
-    /// Which line is printed: [`Anchor::GuardEnd`] (the promise type guard), [`Anchor::RvalEnd`] (line where
-    /// the rval ends) or [`Anchor::NextTokenEnd`] (bare rvals: line of the token after it). Column is always 0.
-    pub anchor: Anchor,
+    pub line: PostParseLine,
 }
 
-/// Whether `promise_type` is a built-in type of some bundle type.
-fn is_known_promise_type(promise_type: &str) -> bool {
-    tables::promise_type(promise_type).is_some()
-}
-
-/// For every promise in a section `promise_type:` of a bundle of type `bundle_type` (printed once per promise,
-/// at the line of the guard): a built-in promise type of another bundle type.
-pub fn post_parse_promise(bundle_type: &str, promise_type: &str) -> Option<PostParseError> {
-    let custom =
-        tables::lookup_promise_type(bundle_type, promise_type) == PromiseTypeLookup::Custom;
-    (custom && is_known_promise_type(promise_type)).then(|| PostParseError {
-        message: format!(
-            "Promise type '{promise_type}' not supported by '{bundle_type}' bundle type"
-        ),
-        anchor: Anchor::GuardEnd,
-    })
+fn error(line: PostParseLine, message: impl Into<String>) -> PostParseError {
+    PostParseError {
+        message: message.into(),
+        line,
+    }
 }
 
 /// `RvalTypeCheckDataType`: function calls always fit; scalar types need a scalar, list types a scalar or a
@@ -45,28 +49,136 @@ fn shape_fits(lval: &str, rval: &RvalShape<'_>, ty: DataType) -> bool {
     }
 }
 
-/// For each constraint of a promise of a built-in promise type: an rval of the wrong shape (`comment => { "a" }`).
-/// Applies to all attributes, the common ones included; custom promise types are not checked.
-pub fn post_parse_constraint(
+/// Variable names `vars` rejects (`CheckParseVariableName`); `Err` carries the parser error some shapes raise.
+fn variable_name_ok(name: &str) -> Result<bool, &'static str> {
+    const RESERVED: [&str; 6] = [
+        "promiser",
+        "handle",
+        "promise_filename",
+        "promise_dirname",
+        "promise_linenumber",
+        "this",
+    ];
+    if RESERVED.contains(&name) {
+        return Ok(false);
+    }
+    let Some(first_dot) = name.find('.') else {
+        return Ok(true);
+    };
+    let (mut count, mut level) = (0, 0i32);
+    for c in name.bytes() {
+        match c {
+            b'.' => {
+                count += 1;
+                if count > 1 && level != 1 {
+                    return Ok(false);
+                }
+            }
+            b'[' => level += 1,
+            b']' => level -= 1,
+            _ => {}
+        }
+        if level > 1 {
+            return Err("Too many levels of [] reserved for array use");
+        }
+    }
+    if count == 1 {
+        // sscanf("%[^.].%s"): something before the dot, and a word after it.
+        let after = name.get(first_dot + 1..).unwrap_or("");
+        if first_dot == 0 || after.trim_start().is_empty() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+const VALUE_TYPES: [&str; 7] = ["string", "int", "real", "slist", "ilist", "rlist", "data"];
+
+fn check_vars(
+    promiser: &str,
+    constraints: &[(&str, RvalShape<'_>)],
+    out: &mut Vec<PostParseError>,
+) {
+    match variable_name_ok(promiser) {
+        Ok(true) => {}
+        Ok(false) => out.push(error(
+            PostParseLine::Promiser,
+            "Variable promise is using an invalid name (promiser)",
+        )),
+        Err(parser_error) => {
+            out.push(error(PostParseLine::FileStart, parser_error));
+            out.push(error(
+                PostParseLine::Promiser,
+                "Variable promise is using an invalid name (promiser)",
+            ));
+        }
+    }
+    let mut existing: Option<&str> = None;
+    for (i, (lval, _)) in constraints.iter().enumerate() {
+        if !VALUE_TYPES.contains(lval) {
+            continue;
+        }
+        if let Some(prev) = existing.filter(|prev| prev != lval) {
+            out.push(error(
+                PostParseLine::Constraint(i),
+                format!("Variable contains existing data type contstraint {prev}, tried to redefine with {lval}"),
+            ));
+        }
+        existing = Some(lval);
+    }
+}
+
+fn check_access(constraints: &[(&str, RvalShape<'_>)], out: &mut Vec<PostParseError>) {
+    let query = constraints.iter().any(|(lval, rval)| {
+        *lval == "resource_type"
+            && matches!(rval, RvalShape::Scalar("query") | RvalShape::Bare("query"))
+    });
+    let select = constraints
+        .iter()
+        .rposition(|(lval, _)| *lval == "report_data_select");
+    if let (Some(i), false) = (select, query) {
+        out.push(error(
+            PostParseLine::Constraint(i),
+            "Constraint report_data_select is allowed only for 'query' resource_type",
+        ));
+    }
+}
+
+/// The post-parse messages for one promise (`promiser` and its constraints in source order) in a section
+/// `promise_type:` of a bundle of type `bundle_type`. Custom promise types are not checked.
+pub fn post_parse_promise(
     bundle_type: &str,
     promise_type: &str,
-    lval: &str,
-    rval: &RvalShape<'_>,
-) -> Option<PostParseError> {
-    let PromiseTypeLookup::BuiltIn(_) = tables::lookup_promise_type(bundle_type, promise_type)
-    else {
-        return None;
-    };
-    let attr = tables::promise_attr(bundle_type, promise_type, lval)?;
-    if shape_fits(lval, rval, attr.ty) {
-        return None;
+    promiser: &str,
+    constraints: &[(&str, RvalShape<'_>)],
+) -> Vec<PostParseError> {
+    let mut out = Vec::new();
+    if tables::lookup_promise_type(bundle_type, promise_type) == PromiseTypeLookup::Custom {
+        if tables::promise_type(promise_type).is_some() {
+            out.push(error(
+                PostParseLine::Guard,
+                format!(
+                    "Promise type '{promise_type}' not supported by '{bundle_type}' bundle type"
+                ),
+            ));
+        }
+        return out;
     }
-    Some(PostParseError {
-        message: format!("Type mismatch in constraint: {lval}"),
-        anchor: if matches!(rval, RvalShape::Bare(_)) {
-            Anchor::NextTokenEnd
-        } else {
-            Anchor::RvalEnd
-        },
-    })
+    for (i, (lval, rval)) in constraints.iter().enumerate() {
+        let Some(attr) = tables::promise_attr(bundle_type, promise_type, lval) else {
+            continue;
+        };
+        if !shape_fits(lval, rval, attr.ty) {
+            out.push(error(
+                PostParseLine::Constraint(i),
+                format!("Type mismatch in constraint: {lval}"),
+            ));
+        }
+    }
+    match promise_type {
+        "vars" => check_vars(promiser, constraints, &mut out),
+        "access" => check_access(constraints, &mut out),
+        _ => {}
+    }
+    out
 }
