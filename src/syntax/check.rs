@@ -5,6 +5,19 @@
 //! strings as class expressions. The interface is independent of the AST: the caller describes the rval with
 //! [`RvalShape`] and renders each [`CheckError`] at the position its [`Anchor`] names.
 //!
+//! ```
+//! use cfsim::syntax::check::{Anchor, BlockChecker, RvalShape, Severity};
+//!
+//! // One checker per bundle / body / promise block, fed every constraint in source order.
+//! let mut bundle = BlockChecker::new();
+//! let result = bundle.promise_constraint("agent", "vars", "int", &RvalShape::Scalar("1.5"));
+//! let error = &result.errors[0];
+//! assert_eq!((error.severity, error.anchor), (Severity::Error, Anchor::RvalEnd));
+//! // stderr: `path:LINE:COL: error: {error.message}` + source line + caret; stdout: `   error: {line}`
+//! assert_eq!(result.log.len(), 1);
+//! assert!(bundle.promise_constraint("agent", "vars", "string", &RvalShape::Bare("x")).is_clean());
+//! ```
+//!
 //! Behaviour measured against the real binary (recordings in `policies/parse/checks/`):
 //! - Only attributes specific to a built-in promise type are value-checked while parsing; the common ones
 //!   (`comment`, `handle`, `if`, `depends_on`, ...) and `select_region`-like bundle-wide ones are not.
