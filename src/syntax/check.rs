@@ -22,7 +22,10 @@
 //! - Only attributes specific to a built-in promise type are value-checked while parsing; the common ones
 //!   (`comment`, `handle`, `if`, `depends_on`, ...) and `select_region`-like bundle-wide ones are not.
 //! - Unknown promise types (also built-in types used in the wrong bundle type, e.g. `files:` in `common`) are
-//!   custom types: any attribute, no value checks, but `if`/`ifvarclass` are still class-checked.
+//!   custom types while parsing: any attribute, no value checks, but `if`/`ifvarclass` are still
+//!   class-checked (the post-parse check then rejects built-in types of other bundle types).
+//! - Removed promise/body types (`outputs:`, `body reporter control`) are warnings; variable class guards
+//!   (`"a&&b"::`) are not validated.
 //! - After an unknown attribute, value checks stop for the rest of the bundle/body (CFEngine's `INSTALL_SKIP`);
 //!   unknown attributes are still reported. [`BlockChecker`] carries that state for one block.
 //! - Values containing a variable reference are not checked (numbers, ranges, and strings that fail their
