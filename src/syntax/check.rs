@@ -454,3 +454,83 @@ pub fn check_body_constraint(
 ) -> CheckResult {
     BlockChecker::new().body_constraint(body_type, body_name, lval, rval, None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random values, multi-byte characters and CFEngine syntax included.
+    fn values() -> Vec<String> {
+        const PIECES: [&str; 24] = [
+            "1",
+            "-",
+            "+",
+            ".",
+            "e",
+            "x",
+            "0x",
+            "k",
+            "%",
+            " ",
+            "\t",
+            "$(",
+            "${",
+            ")",
+            "}",
+            "@(",
+            "é",
+            "ß",
+            "\u{1F600}",
+            "\\",
+            "\"",
+            "inf",
+            "nan",
+            ",",
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut out = Vec::new();
+        for _ in 0..400 {
+            let mut s = String::new();
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            for k in 0..(seed >> 60) {
+                let i = ((seed >> (4 * k)) % PIECES.len() as u64) as usize;
+                s.push_str(PIECES[i]);
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    #[test]
+    fn arbitrary_values_never_panic_and_anchor_sensibly() {
+        let values = values();
+        for p in tables::promise_types() {
+            for a in p.attrs {
+                for v in &values {
+                    for rval in [
+                        RvalShape::Scalar(v),
+                        RvalShape::Bare(v),
+                        RvalShape::List(vec![RvalShape::Scalar(v)]),
+                        RvalShape::FnCall { name: v },
+                    ] {
+                        let r = check_promise_constraint("agent", p.name, a.name, &rval);
+                        for e in &r.errors {
+                            assert!(!e.message.is_empty());
+                            assert!(e.column_offset <= 0, "{} {} {v:?}", p.name, a.name);
+                        }
+                    }
+                }
+            }
+        }
+        for b in tables::body_types() {
+            for a in b.attrs {
+                for v in &values {
+                    let r = check_body_constraint(b.name, "x", a.name, &RvalShape::Scalar(v));
+                    assert!(r.errors.iter().all(|e| e.column_offset == 0));
+                }
+            }
+        }
+    }
+}
