@@ -34,8 +34,11 @@
 //! - Unknown body types are accepted silently and their attributes are not checked.
 //!
 //! When the whole parse produced no error, cf-promises runs a policy check with its own messages (no caret,
-//! column 0): [`post_parse_promise`] (rval shapes of *all* attributes of built-in promise types, so
-//! `comment => { "a" }` fails there and not while parsing; `vars` names and value types; `access` rules).
+//! column 0), in this order: [`duplicate_definitions`] of bundles; per bundle in source order
+//! [`reserved_bundle_name`] then [`post_parse_promise`] for each promise (rval shapes of *all* attributes of
+//! built-in promise types, so `comment => { "a" }` fails there and not while parsing; `vars` names and value
+//! types; `access` rules); [`duplicate_definitions`] of bodies; per body [`control_body_args`]; finally
+//! [`duplicate_handles`].
 
 mod numbers;
 mod post_parse;
@@ -47,7 +50,11 @@ use types::check_value;
 
 use types::Match;
 
-pub use post_parse::{post_parse_promise, PostParseError, PostParseLine};
+pub use post_parse::{
+    control_body_args, duplicate_definitions, duplicate_handles, post_parse_promise,
+    reserved_bundle_name, Definition, DefinitionKind, PostParseError, PostParseLine,
+    RESERVED_BUNDLE_NAMES,
+};
 pub use strings::class_expression;
 
 /// cf-promises stops after this many errors: the next error is printed, then `Too many errors`, exit 1.

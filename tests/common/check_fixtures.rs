@@ -12,6 +12,9 @@
 //!   `# check: section BUNDLE_TYPE PROMISE_TYPE N`   (the next section has N promises: post-parse check)
 //!   `# check: promise-start BUNDLE_TYPE PROMISE_TYPE PROMISER`   (the next `promise` checks form one promise;
 //!      otherwise each `promise` check is a promise of its own for the post-parse check)
+//!   `# check: namespace NS` / `# check: bundle-def TYPE NAME` / `# check: body-def TYPE NAME` /
+//!   `# check: handle VALUE`   (policy-level post-parse checks: duplicates, reserved names, control body
+//!      arguments, duplicate handles; post-parse lines of promises are grouped under the last `bundle-def`)
 //!   `# check: block`   (a new bundle/body starts: fresh `BlockChecker`)
 //! `{NL}` in a header stands for a newline inside a value. Each `LVAL => RVAL` is located in the policy text (first occurrence after the previous one, whitespace
 //! around `=>` free), which gives the lines and columns for rendering.
@@ -20,8 +23,8 @@ use std::path::PathBuf;
 
 use crate::check_rval::{parse_rval, Rval};
 use cfsim::syntax::check::{
-    self, Anchor, BlockChecker, CheckError, CheckResult, PostParseLine, RvalShape, Severity,
-    MAX_ERRORS, SYNTAX_ERRORS_SUMMARY, TOO_MANY_ERRORS,
+    self, Anchor, BlockChecker, CheckError, CheckResult, Definition, DefinitionKind, PostParseLine,
+    RvalShape, Severity, MAX_ERRORS, SYNTAX_ERRORS_SUMMARY, TOO_MANY_ERRORS,
 };
 
 pub fn fixture_dir() -> PathBuf {
@@ -278,9 +281,14 @@ pub fn predict(name: &str) -> Prediction {
     let mut checker = BlockChecker::new();
     let mut rendered = Vec::new();
     let mut log = Vec::new();
-    let mut post = Vec::new();
     let mut post_first = Vec::new();
     let mut group: Option<Group> = None;
+    // Policy-level check state: post lines per bundle (bucket 0: before any `bundle-def`), definitions, handles.
+    let mut buckets: Vec<Vec<String>> = vec![Vec::new()];
+    let mut namespace = "default".to_string();
+    let mut bundle_defs: Vec<(String, String, String, usize)> = Vec::new();
+    let mut body_defs: Vec<(String, String, String, usize, bool)> = Vec::new();
+    let mut handles: Vec<(String, usize)> = Vec::new();
     let headers: Vec<String> = text[..body_start]
         .lines()
         .filter_map(|l| l.strip_prefix("# check: "))
@@ -292,7 +300,56 @@ pub fn predict(name: &str) -> Prediction {
         let rest = words.next().unwrap_or("");
         let explicit_group = group.as_ref().is_some_and(|g| g.guard_line.is_some());
         if kind != "promise" || !explicit_group {
-            flush(group.take(), base, &mut post_first, &mut post);
+            flush(
+                group.take(),
+                base,
+                &mut post_first,
+                buckets.last_mut().unwrap(),
+            );
+        }
+        if kind == "namespace" {
+            namespace = rest.to_string();
+            continue;
+        }
+        if kind == "bundle-def" || kind == "body-def" {
+            let (t, n) = rest
+                .split_once(' ')
+                .unwrap_or_else(|| panic!("{name}: {kind} {rest}"));
+            let needle = format!("{} {t} {n}", &kind[..kind.len() - 4]);
+            let at = text[cursor..]
+                .find(&needle)
+                .map(|i| cursor + i)
+                .unwrap_or_else(|| panic!("{name}: {needle}"));
+            let line = loc.line_col(at).0;
+            cursor = at + needle.len();
+            if kind == "bundle-def" {
+                bundle_defs.push((namespace.clone(), t.to_string(), n.to_string(), line));
+                let mut bucket = Vec::new();
+                if let Some(m) = check::reserved_bundle_name(n) {
+                    bucket.push(format!("./{base}.cf:{line}:0: error: {m}"));
+                }
+                buckets.push(bucket);
+            } else {
+                let has_args = text[cursor..].trim_start().starts_with('(');
+                body_defs.push((
+                    namespace.clone(),
+                    t.to_string(),
+                    n.to_string(),
+                    line,
+                    has_args,
+                ));
+            }
+            continue;
+        }
+        if kind == "handle" {
+            let needle = format!("handle => \"{rest}\"");
+            let at = text[cursor..]
+                .find(&needle)
+                .map(|i| cursor + i)
+                .unwrap_or_else(|| panic!("{name}: {needle}"));
+            handles.push((rest.to_string(), loc.line_col(at).0));
+            cursor = at + needle.len();
+            continue;
         }
         if kind == "promise-start" {
             // `promise-start BUNDLE_TYPE PROMISE_TYPE PROMISER`: the following `promise` checks are one promise.
@@ -333,7 +390,8 @@ pub fn predict(name: &str) -> Prediction {
             let line = loc.line_col(at).0;
             for e in check::post_parse_promise(bt, pt, "p", &[]) {
                 for _ in 0..count {
-                    post.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
+                    let bucket = buckets.last_mut().unwrap();
+                    bucket.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
                 }
             }
             continue;
@@ -451,9 +509,43 @@ pub fn predict(name: &str) -> Prediction {
         );
         log.extend(result.log);
     }
-    flush(group.take(), base, &mut post_first, &mut post);
-    post_first.extend(post);
-    let post = post_first;
+    flush(
+        group.take(),
+        base,
+        &mut post_first,
+        buckets.last_mut().unwrap(),
+    );
+    let mut post = post_first;
+    let defs = |d: &[(String, String, String, usize)], kind| {
+        let view: Vec<Definition<'_>> = d
+            .iter()
+            .map(|(ns, t, n, _)| Definition {
+                namespace: ns,
+                def_type: t,
+                name: n,
+            })
+            .collect();
+        check::duplicate_definitions(&view, kind)
+            .into_iter()
+            .map(|(i, m)| format!("./{base}.cf:{}:0: error: {m}", d[i].3))
+            .collect::<Vec<_>>()
+    };
+    post.extend(defs(&bundle_defs, DefinitionKind::Bundle));
+    post.extend(buckets.into_iter().flatten());
+    let bodies: Vec<_> = body_defs
+        .iter()
+        .map(|(ns, t, n, l, _)| (ns.clone(), t.clone(), n.clone(), *l))
+        .collect();
+    post.extend(defs(&bodies, DefinitionKind::Body));
+    for (_, t, n, line, args) in &body_defs {
+        if let Some(m) = check::control_body_args(t, n, *args) {
+            post.push(format!("./{base}.cf:{line}:0: error: {m}"));
+        }
+    }
+    let hs: Vec<&str> = handles.iter().map(|(h, _)| h.as_str()).collect();
+    for (i, m) in check::duplicate_handles(&hs) {
+        post.push(format!("./{base}.cf:{}:0: error: {m}", handles[i].1));
+    }
     let mut stderr = String::new();
     let mut errors = 0;
     let mut too_many = false;

@@ -182,3 +182,86 @@ pub fn post_parse_promise(
     }
     out
 }
+
+/// Bundle names cf-promises reserves for special variable contexts (measured: `def`, `default`, `control`,
+/// `data` are allowed).
+pub const RESERVED_BUNDLE_NAMES: [&str; 6] = ["const", "edit", "match", "mon", "sys", "this"];
+
+/// A bundle or body definition, for the policy-level checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Definition<'a> {
+    /// Namespace from `body file control { namespace => ... }` (`default` otherwise).
+    pub namespace: &'a str,
+    /// Bundle type or body type.
+    pub def_type: &'a str,
+    pub name: &'a str,
+}
+
+/// Whether [`duplicate_definitions`] looks at bundles or bodies (only the message differs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefinitionKind {
+    Bundle,
+    Body,
+}
+
+/// Duplicate definitions, in the order cf-promises prints them: for each definition in source order, one
+/// message per *other* definition with the same namespace, type and name (printed at its `bundle`/`body`
+/// line). Returns (index into `defs`, message).
+pub fn duplicate_definitions(
+    defs: &[Definition<'_>],
+    kind: DefinitionKind,
+) -> Vec<(usize, String)> {
+    let word = match kind {
+        DefinitionKind::Bundle => "bundle",
+        DefinitionKind::Body => "body",
+    };
+    let mut out = Vec::new();
+    for (i, d) in defs.iter().enumerate() {
+        let others = defs
+            .iter()
+            .enumerate()
+            .filter(|(j, e)| *j != i && *e == d)
+            .count();
+        for _ in 0..others {
+            out.push((
+                i,
+                format!(
+                    "Duplicate definition of {word} {} with type {}",
+                    d.name, d.def_type
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// A bundle named like a special variable context (printed at the `bundle` line, before the checks of the
+/// bundle's promises).
+pub fn reserved_bundle_name(name: &str) -> Option<String> {
+    RESERVED_BUNDLE_NAMES
+        .contains(&name)
+        .then(|| format!("Use of a reserved container name as a bundle name \"{name}\""))
+}
+
+/// `body TYPE control(args)`, whatever the type (`body perms control(x)` too; printed at the `body` line,
+/// after the body duplicates).
+pub fn control_body_args(body_type: &str, body_name: &str, has_args: bool) -> Option<String> {
+    (has_args && body_name == "control")
+        .then(|| format!("Control bodies cannot take arguments, body {body_type} control"))
+}
+
+/// Duplicate promise handles over the whole policy, in source order: every use of a handle after its first
+/// (printed at the promise's line, after all other post-parse messages). Handles containing a variable
+/// reference are not compared. Returns (index into `handles`, message).
+pub fn duplicate_handles(handles: &[&str]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, h) in handles.iter().enumerate() {
+        if h.contains("$(") || h.contains("${") {
+            continue;
+        }
+        if handles[..i].contains(h) {
+            out.push((i, format!("Duplicate promise handle {h} found")));
+        }
+    }
+    out
+}
