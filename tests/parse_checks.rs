@@ -5,6 +5,8 @@
 
 #[path = "common/check_fixtures.rs"]
 mod check_fixtures;
+#[path = "common/check_post.rs"]
+mod check_post;
 #[path = "common/check_rval.rs"]
 mod check_rval;
 #[path = "common/tables_live.rs"]

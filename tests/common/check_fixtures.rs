@@ -21,10 +21,11 @@
 
 use std::path::PathBuf;
 
+use crate::check_post::{Group, PostState};
 use crate::check_rval::{parse_rval, Rval};
 use cfsim::syntax::check::{
-    self, Anchor, BlockChecker, CheckError, CheckResult, Definition, DefinitionKind, PostParseLine,
-    RvalShape, Severity, MAX_ERRORS, SYNTAX_ERRORS_SUMMARY, TOO_MANY_ERRORS,
+    self, Anchor, BlockChecker, CheckError, CheckResult, Severity, MAX_ERRORS,
+    SYNTAX_ERRORS_SUMMARY, TOO_MANY_ERRORS,
 };
 
 pub fn fixture_dir() -> PathBuf {
@@ -226,44 +227,6 @@ pub struct Prediction {
     pub post: Vec<String>,
 }
 
-/// One promise for the post-parse check: constraints with the line where each ends.
-struct Group {
-    bundle_type: String,
-    promise_type: String,
-    promiser: String,
-    promiser_line: usize,
-    guard_line: Option<usize>,
-    constraints: Vec<(String, Rval, usize)>,
-}
-
-/// Post-parse lines of a finished promise: (`1:1` lines printed first, the others).
-fn flush(group: Option<Group>, base: &str, first: &mut Vec<String>, post: &mut Vec<String>) {
-    let Some(g) = group else {
-        return;
-    };
-    let shapes: Vec<(&str, RvalShape<'_>)> = g
-        .constraints
-        .iter()
-        .map(|(l, r, _)| (l.as_str(), r.shape()))
-        .collect();
-    for e in check::post_parse_promise(&g.bundle_type, &g.promise_type, &g.promiser, &shapes) {
-        let line = match e.line {
-            PostParseLine::FileStart => {
-                first.push(format!("./{base}.cf:1:1: error: {}", e.message));
-                continue;
-            }
-            // Sections of unsupported promise types are declared with `# check: section`.
-            PostParseLine::Guard => match g.guard_line {
-                Some(line) => line,
-                None => continue,
-            },
-            PostParseLine::Promiser => g.promiser_line,
-            PostParseLine::Constraint(i) => g.constraints[i].2,
-        };
-        post.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
-    }
-}
-
 pub fn predict(name: &str) -> Prediction {
     let path = fixture_dir().join(format!("{name}.cf"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -281,14 +244,7 @@ pub fn predict(name: &str) -> Prediction {
     let mut checker = BlockChecker::new();
     let mut rendered = Vec::new();
     let mut log = Vec::new();
-    let mut post_first = Vec::new();
-    let mut group: Option<Group> = None;
-    // Policy-level check state: post lines per bundle (bucket 0: before any `bundle-def`), definitions, handles.
-    let mut buckets: Vec<Vec<String>> = vec![Vec::new()];
-    let mut namespace = "default".to_string();
-    let mut bundle_defs: Vec<(String, String, String, usize)> = Vec::new();
-    let mut body_defs: Vec<(String, String, String, usize, bool)> = Vec::new();
-    let mut handles: Vec<(String, usize)> = Vec::new();
+    let mut post = PostState::new(base);
     let headers: Vec<String> = text[..body_start]
         .lines()
         .filter_map(|l| l.strip_prefix("# check: "))
@@ -298,17 +254,11 @@ pub fn predict(name: &str) -> Prediction {
         let mut words = header.splitn(2, ' ');
         let kind = words.next().unwrap_or("");
         let rest = words.next().unwrap_or("");
-        let explicit_group = group.as_ref().is_some_and(|g| g.guard_line.is_some());
-        if kind != "promise" || !explicit_group {
-            flush(
-                group.take(),
-                base,
-                &mut post_first,
-                buckets.last_mut().unwrap(),
-            );
+        if kind != "promise" || !post.in_explicit_group() {
+            post.flush();
         }
         if kind == "namespace" {
-            namespace = rest.to_string();
+            post.set_namespace(rest);
             continue;
         }
         if kind == "bundle-def" || kind == "body-def" {
@@ -323,21 +273,9 @@ pub fn predict(name: &str) -> Prediction {
             let line = loc.line_col(at).0;
             cursor = at + needle.len();
             if kind == "bundle-def" {
-                bundle_defs.push((namespace.clone(), t.to_string(), n.to_string(), line));
-                let mut bucket = Vec::new();
-                if let Some(m) = check::reserved_bundle_name(n) {
-                    bucket.push(format!("./{base}.cf:{line}:0: error: {m}"));
-                }
-                buckets.push(bucket);
+                post.bundle_def(t, n, line);
             } else {
-                let has_args = text[cursor..].trim_start().starts_with('(');
-                body_defs.push((
-                    namespace.clone(),
-                    t.to_string(),
-                    n.to_string(),
-                    line,
-                    has_args,
-                ));
+                post.body_def(t, n, line, text[cursor..].trim_start().starts_with('('));
             }
             continue;
         }
@@ -347,7 +285,7 @@ pub fn predict(name: &str) -> Prediction {
                 .find(&needle)
                 .map(|i| cursor + i)
                 .unwrap_or_else(|| panic!("{name}: {needle}"));
-            handles.push((rest.to_string(), loc.line_col(at).0));
+            post.handle(rest, loc.line_col(at).0);
             cursor = at + needle.len();
             continue;
         }
@@ -362,7 +300,7 @@ pub fn predict(name: &str) -> Prediction {
             let guard = text[..at]
                 .rfind(&format!("{}:", parts[1]))
                 .unwrap_or_else(|| panic!("{name}: no guard before {quoted}"));
-            group = Some(Group {
+            post.group = Some(Group {
                 bundle_type: parts[0].to_string(),
                 promise_type: parts[1].to_string(),
                 promiser: parts[2].to_string(),
@@ -387,13 +325,7 @@ pub fn predict(name: &str) -> Prediction {
                 .find(&needle)
                 .map(|i| cursor + i)
                 .unwrap_or_else(|| panic!("{name}: {needle}"));
-            let line = loc.line_col(at).0;
-            for e in check::post_parse_promise(bt, pt, "p", &[]) {
-                for _ in 0..count {
-                    let bucket = buckets.last_mut().unwrap();
-                    bucket.push(format!("./{base}.cf:{line}:0: error: {}", e.message));
-                }
-            }
+            post.section(bt, pt, loc.line_col(at).0, count);
             continue;
         }
         if kind == "guard" {
@@ -480,7 +412,7 @@ pub fn predict(name: &str) -> Prediction {
                 _ => rval_last.1,
             };
             let line = loc.line_col(end - 1).0;
-            let g = group.get_or_insert_with(|| Group {
+            let g = post.group.get_or_insert_with(|| Group {
                 bundle_type: parts[0].to_string(),
                 promise_type: parts[1].to_string(),
                 promiser: "p".to_string(),
@@ -509,43 +441,7 @@ pub fn predict(name: &str) -> Prediction {
         );
         log.extend(result.log);
     }
-    flush(
-        group.take(),
-        base,
-        &mut post_first,
-        buckets.last_mut().unwrap(),
-    );
-    let mut post = post_first;
-    let defs = |d: &[(String, String, String, usize)], kind| {
-        let view: Vec<Definition<'_>> = d
-            .iter()
-            .map(|(ns, t, n, _)| Definition {
-                namespace: ns,
-                def_type: t,
-                name: n,
-            })
-            .collect();
-        check::duplicate_definitions(&view, kind)
-            .into_iter()
-            .map(|(i, m)| format!("./{base}.cf:{}:0: error: {m}", d[i].3))
-            .collect::<Vec<_>>()
-    };
-    post.extend(defs(&bundle_defs, DefinitionKind::Bundle));
-    post.extend(buckets.into_iter().flatten());
-    let bodies: Vec<_> = body_defs
-        .iter()
-        .map(|(ns, t, n, l, _)| (ns.clone(), t.clone(), n.clone(), *l))
-        .collect();
-    post.extend(defs(&bodies, DefinitionKind::Body));
-    for (_, t, n, line, args) in &body_defs {
-        if let Some(m) = check::control_body_args(t, n, *args) {
-            post.push(format!("./{base}.cf:{line}:0: error: {m}"));
-        }
-    }
-    let hs: Vec<&str> = handles.iter().map(|(h, _)| h.as_str()).collect();
-    for (i, m) in check::duplicate_handles(&hs) {
-        post.push(format!("./{base}.cf:{}:0: error: {m}", handles[i].1));
-    }
+    let post = post.finish();
     let mut stderr = String::new();
     let mut errors = 0;
     let mut too_many = false;
