@@ -7,10 +7,10 @@ use super::{Match, Outcome};
 /// `CF_NOINT`: the value `IntFromString` returns on failure; a literal `-678` is therefore rejected too.
 const CF_NOINT: i64 = -678;
 /// `CF_INFINITY`: the value of the keyword `inf` in integer contexts.
-pub(super) const CF_INFINITY: i64 = 999_999_999;
-/// Value used for the keyword `now` (the agent start time in CFEngine). Only range checks see it, and every int
-/// range in the 3.21 tables either contains all current epoch times or none, so any current time gives the same
-/// verdict.
+const CF_INFINITY: i64 = 999_999_999;
+/// Value used for the keyword `now` (the agent start time in CFEngine; here 2026-01-01). Only range checks see
+/// it, and no range bound in the 3.21 tables lies between 1e9 (2001) and 2^31 (2038), so any start time in that
+/// span gives the same verdict.
 const NOW_FOR_RANGE_CHECKS: i64 = 1_767_225_600;
 
 fn is_c_space(b: u8) -> bool {
