@@ -61,36 +61,58 @@ fn copy_demo(dst: &Path) {
     assert!(st.success());
 }
 
-/// Split one agent run into (report part, filtered class rows), as recorded (see the README).
-fn split_run(out: &str, demo_dir: &Path) -> (String, String) {
+/// One agent run as recorded (see the README): the lines before the tables, the soft classes of
+/// `--show-evaluated-classes`, and the module's `henc.*` rows of `--show-evaluated-vars`.
+#[derive(Debug, Default, PartialEq)]
+struct Recording {
+    out: String,
+    classes: String,
+    vars: String,
+}
+
+fn split_run(out: &str, demo_dir: &Path) -> Recording {
     let out = out.replace(&*demo_dir.to_string_lossy(), DEMO_DIR);
-    let mut report = String::new();
-    let mut classes = String::new();
-    let mut in_table = false;
+    let mut rec = Recording::default();
+    let mut table = "";
     for line in out.lines() {
         if line.starts_with("Class name") {
-            in_table = true;
+            table = "classes";
             continue;
         }
-        if !in_table {
-            report.push_str(line);
-            report.push('\n');
+        if line.starts_with("Variable name") {
+            table = "vars";
             continue;
         }
         let mut cols = line.split_whitespace();
-        let Some(name) = cols.next() else { continue };
-        let tags = cols.next().unwrap_or("");
-        if tags.split(',').any(|t| t == "hardclass") {
-            continue;
+        match table {
+            "classes" => {
+                let Some(name) = cols.next() else { continue };
+                let tags = cols.next().unwrap_or("");
+                if tags.split(',').any(|t| t == "hardclass") {
+                    continue;
+                }
+                rec.classes.push_str(name);
+                if !tags.is_empty() {
+                    rec.classes.push(' ');
+                    rec.classes.push_str(tags);
+                }
+                rec.classes.push('\n');
+            }
+            "vars" => {
+                // The henc bundle's own variables (same scope, tagged source=promise) are not ENC output.
+                if line.trim().is_empty() || line.contains("source=promise") {
+                    continue;
+                }
+                rec.vars.push_str(line.trim_end());
+                rec.vars.push('\n');
+            }
+            _ => {
+                rec.out.push_str(line);
+                rec.out.push('\n');
+            }
         }
-        classes.push_str(name);
-        if !tags.is_empty() {
-            classes.push(' ');
-            classes.push_str(tags);
-        }
-        classes.push('\n');
     }
-    (report, classes)
+    rec
 }
 
 /// Runs the demo twice in namespaces built from `profile` (Perl module, then `cfsim henc`).
@@ -117,7 +139,8 @@ fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String)> {
         .status()
         .unwrap();
     assert!(st.success(), "cannot copy the agent's work directory");
-    let run = "cf-agent -K -f ./promises.cf --show-evaluated-classes";
+    let run =
+        "cf-agent -K -f ./promises.cf --show-evaluated-classes --show-evaluated-vars='henc\\..*'";
     let script = format!(
         "{net}mount -t sysfs sysfs /sys && mount --bind {etc} /etc && \
          mount --bind {work} /var/lib/cfengine3 && mount --bind {log} /var/log/cfengine3 && \
@@ -188,26 +211,30 @@ fn demo_recordings_match_real_agent_with_perl_and_cfsim_henc() {
             failures.push(format!("{name}: the namespace run failed"));
             continue;
         };
-        let (perl_out, perl_classes) = split_run(&perl_run, &demo_dir);
-        let (cfsim_out, cfsim_classes) = split_run(&cfsim_run, &demo_dir);
+        let perl = split_run(&perl_run, &demo_dir);
+        let cfsim = split_run(&cfsim_run, &demo_dir);
+        let file = |ext: &str| recorded.join(format!("{name}.{ext}"));
         if record {
-            std::fs::write(recorded.join(format!("{name}.out")), &perl_out).unwrap();
-            std::fs::write(recorded.join(format!("{name}.classes")), &perl_classes).unwrap();
+            std::fs::write(file("out"), &perl.out).unwrap();
+            std::fs::write(file("classes"), &perl.classes).unwrap();
+            std::fs::write(file("vars"), &perl.vars).unwrap();
         }
-        let want_out =
-            std::fs::read_to_string(recorded.join(format!("{name}.out"))).unwrap_or_default();
-        let want_classes =
-            std::fs::read_to_string(recorded.join(format!("{name}.classes"))).unwrap_or_default();
-        for (what, got, want) in [
-            ("Perl module: report lines", &perl_out, &want_out),
-            ("Perl module: classes", &perl_classes, &want_classes),
-            ("cfsim henc module: report lines", &cfsim_out, &want_out),
-            ("cfsim henc module: classes", &cfsim_classes, &want_classes),
-        ] {
-            if got != want {
-                failures.push(format!(
-                    "{name}: {what} differ from the recording\n--- recorded\n{want}--- live\n{got}"
-                ));
+        let want = Recording {
+            out: std::fs::read_to_string(file("out")).unwrap_or_default(),
+            classes: std::fs::read_to_string(file("classes")).unwrap_or_default(),
+            vars: std::fs::read_to_string(file("vars")).unwrap_or_default(),
+        };
+        for (module, got) in [("Perl module", &perl), ("cfsim henc module", &cfsim)] {
+            for (what, g, w) in [
+                ("report lines", &got.out, &want.out),
+                ("classes", &got.classes, &want.classes),
+                ("henc vars", &got.vars, &want.vars),
+            ] {
+                if g != w {
+                    failures.push(format!(
+                        "{name}: {module}: {what} differ from the recording\n--- recorded\n{w}--- live\n{g}"
+                    ));
+                }
             }
         }
     }
@@ -220,6 +247,7 @@ fn recordings_cover_every_shipped_profile_and_nothing_else() {
     for (name, _) in profiles() {
         want.push(format!("{name}.classes"));
         want.push(format!("{name}.out"));
+        want.push(format!("{name}.vars"));
     }
     want.sort();
     let mut have: Vec<String> = std::fs::read_dir(demo().join("recorded"))
@@ -228,7 +256,7 @@ fn recordings_cover_every_shipped_profile_and_nothing_else() {
         .collect();
     have.sort();
     assert_eq!(have, want);
-    assert!(want.len() >= 12, "expected at least 6 profiles");
+    assert!(want.len() >= 18, "expected at least 6 profiles");
     for (name, _) in profiles() {
         let out = std::fs::read_to_string(demo().join(format!("recorded/{name}.out"))).unwrap();
         let classes =
@@ -238,12 +266,21 @@ fn recordings_cover_every_shipped_profile_and_nothing_else() {
             "{name}: the agent printed more than report lines:\n{out}"
         );
         assert_eq!(
-            out.lines().filter(|l| l.starts_with("R: henc: level ")).count(),
+            out.lines()
+                .filter(|l| l.starts_with("R: henc: level "))
+                .count(),
             4,
             "{name}: the henclist has four levels"
         );
         assert!(out.contains("R: summary: hENC classification completed\n"));
-        assert!(classes.lines().any(|l| l == "henc_classification_completed"));
+        assert!(classes
+            .lines()
+            .any(|l| l == "henc_classification_completed"));
+        let vars = std::fs::read_to_string(demo().join(format!("recorded/{name}.vars"))).unwrap();
+        assert!(
+            vars.lines().all(|l| l.starts_with("default:henc.")),
+            "{name}: unexpected vars rows:\n{vars}"
+        );
     }
 }
 
