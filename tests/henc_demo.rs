@@ -133,12 +133,20 @@ fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String)> {
     for sub in ["work", "log"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
-    let st = Command::new("cp")
-        .args(["-a", "/var/lib/cfengine3/."])
-        .arg(dir.join("work"))
-        .status()
-        .unwrap();
-    assert!(st.success(), "cannot copy the agent's work directory");
+    // A fresh work directory holding only the real one's host key and bin link, so another process
+    // writing the real state databases meanwhile cannot leave a torn copy here.
+    for sub in ["ppkeys", "bin"] {
+        let src = Path::new("/var/lib/cfengine3").join(sub);
+        if src.exists() || src.is_symlink() {
+            let st = Command::new("cp")
+                .arg("-a")
+                .arg(&src)
+                .arg(dir.join("work"))
+                .status()
+                .unwrap();
+            assert!(st.success(), "cannot copy {}", src.display());
+        }
+    }
     let run =
         "cf-agent -K -f ./promises.cf --show-evaluated-classes --show-evaluated-vars='henc\\..*'";
     let script = format!(
@@ -172,6 +180,11 @@ fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String)> {
         );
         return None;
     }
+    // The agent's state went to the private work directory, not to the real one.
+    assert!(
+        dir.join("work/state").is_dir(),
+        "the agent wrote no state into the private work directory"
+    );
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let (perl_run, cfsim_run) = text.split_once(&format!("{MARK}\n"))?;
     Some((perl_run.to_string(), cfsim_run.to_string()))
