@@ -12,36 +12,18 @@
 //! hierarchy with `cfsim henc` and the Perl reference.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod henc_demo_support;
 mod host_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cfsim::host::{load_host, Host};
+use henc_demo_support::{demo, profiles, recorded, split_run};
 use host_support::netns::{fake_etc, net_script, sh_quote};
 use host_support::{agent_available, repo_path};
 
 const MARK: &str = "=====CFSIM-HENC-MODULE=====";
-/// Placeholder for the scratch copy of the demo in recorded output.
-const DEMO_DIR: &str = "<demo>";
-
-/// Shipped profiles (`policies/hosts/*.json` except the schema): (stem, path), sorted by stem.
-fn profiles() -> Vec<(String, PathBuf)> {
-    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(repo_path("policies/hosts"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter(|p| p.file_stem().is_some_and(|s| s != "schema"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().to_string(), p))
-        .collect();
-    out.sort();
-    out
-}
-
-fn demo() -> PathBuf {
-    repo_path("policies/henc/demo")
-}
-
 /// Copy the demo's policy and ENC files (not the recordings, not a local `modules/henc`).
 fn copy_demo(dst: &Path) {
     let src = demo();
@@ -59,60 +41,6 @@ fn copy_demo(dst: &Path) {
         .status()
         .unwrap();
     assert!(st.success());
-}
-
-/// One agent run as recorded (see the README): the lines before the tables, the soft classes of
-/// `--show-evaluated-classes`, and the module's `henc.*` rows of `--show-evaluated-vars`.
-#[derive(Debug, Default, PartialEq)]
-struct Recording {
-    out: String,
-    classes: String,
-    vars: String,
-}
-
-fn split_run(out: &str, demo_dir: &Path) -> Recording {
-    let out = out.replace(&*demo_dir.to_string_lossy(), DEMO_DIR);
-    let mut rec = Recording::default();
-    let mut table = "";
-    for line in out.lines() {
-        if line.starts_with("Class name") {
-            table = "classes";
-            continue;
-        }
-        if line.starts_with("Variable name") {
-            table = "vars";
-            continue;
-        }
-        let mut cols = line.split_whitespace();
-        match table {
-            "classes" => {
-                let Some(name) = cols.next() else { continue };
-                let tags = cols.next().unwrap_or("");
-                if tags.split(',').any(|t| t == "hardclass") {
-                    continue;
-                }
-                rec.classes.push_str(name);
-                if !tags.is_empty() {
-                    rec.classes.push(' ');
-                    rec.classes.push_str(tags);
-                }
-                rec.classes.push('\n');
-            }
-            "vars" => {
-                // The henc bundle's own variables (same scope, tagged source=promise) are not ENC output.
-                if line.trim().is_empty() || line.contains("source=promise") {
-                    continue;
-                }
-                rec.vars.push_str(line.trim_end());
-                rec.vars.push('\n');
-            }
-            _ => {
-                rec.out.push_str(line);
-                rec.out.push('\n');
-            }
-        }
-    }
-    rec
 }
 
 /// Runs the demo twice in namespaces built from `profile` (Perl module, then `cfsim henc`).
@@ -208,7 +136,7 @@ fn demo_recordings_match_real_agent_with_perl_and_cfsim_henc() {
         return;
     }
     let record = std::env::var("CFSIM_RECORD").as_deref() == Ok("1");
-    let recorded = demo().join("recorded");
+    let rec_dir = demo().join("recorded");
     let mut failures = Vec::new();
     for (n, (name, path)) in profiles().into_iter().enumerate() {
         let profile = load_host(path.to_str().unwrap()).unwrap();
@@ -226,17 +154,13 @@ fn demo_recordings_match_real_agent_with_perl_and_cfsim_henc() {
         };
         let perl = split_run(&perl_run, &demo_dir);
         let cfsim = split_run(&cfsim_run, &demo_dir);
-        let file = |ext: &str| recorded.join(format!("{name}.{ext}"));
+        let file = |ext: &str| rec_dir.join(format!("{name}.{ext}"));
         if record {
             std::fs::write(file("out"), &perl.out).unwrap();
             std::fs::write(file("classes"), &perl.classes).unwrap();
             std::fs::write(file("vars"), &perl.vars).unwrap();
         }
-        let want = Recording {
-            out: std::fs::read_to_string(file("out")).unwrap_or_default(),
-            classes: std::fs::read_to_string(file("classes")).unwrap_or_default(),
-            vars: std::fs::read_to_string(file("vars")).unwrap_or_default(),
-        };
+        let want = recorded(&name);
         for (module, got) in [("Perl module", &perl), ("cfsim henc module", &cfsim)] {
             for (what, g, w) in [
                 ("report lines", &got.out, &want.out),
@@ -410,4 +334,21 @@ fn enc_data_is_lint_clean() {
         "cfsim henc --lint: {}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[test]
+fn split_run_applies_the_documented_filters() {
+    let dir = Path::new("/tmp/x/demo");
+    let run = "R: hello /tmp/x/demo/enc\n\
+Class name                                                   Meta tags                                Comment\n\
+any                                                          source=agent,hardclass\n\
+from_module\n\
+located                                                      source=promise\n\
+Variable name                            Variable value                                               Meta tags\n\
+default:henc.files                       /tmp/x/demo/enc/default                                      source=promise\n\
+default:henc.site                        Oslo      \n";
+    let rec = split_run(run, dir);
+    assert_eq!(rec.out, "R: hello <demo>/enc\n");
+    assert_eq!(rec.classes, "from_module\nlocated source=promise\n");
+    assert_eq!(rec.vars, "default:henc.site                        Oslo\n");
 }
