@@ -1,15 +1,16 @@
 //! The hENC demo of issue 6 (`policies/henc/demo/`) under the real cf-agent 3.21, run "as" every
 //! shipped host profile: private network, mount and UTS namespaces built from the profile with the
-//! technique of `tests/host_namespace.rs` (veth interfaces, hostname, fake `/etc`), plus private
-//! copies of the agent's work and log directories bind-mounted over `/var/lib/cfengine3` and
-//! `/var/log/cfengine3`, so nothing outside the scratch directory is written. In each namespace the
-//! agent runs twice: with the Perl reference (`tests/henc/henc_reference.pl`) as `modules/henc`, then
-//! with `cfsim henc`. Both runs must print exactly the recording `recorded/<profile>.out` (the lines
-//! before the class table) and `recorded/<profile>.classes` (the soft classes of
-//! `--show-evaluated-classes`, see the demo README). `CFSIM_RECORD=1` (or `record.sh`) rewrites the
-//! recordings from the Perl run. Skip note without cf-agent or namespaces; FAIL when `CI=true` and the
-//! agent is missing. The offline tests check the recordings' completeness and re-merge every recorded
-//! hierarchy with `cfsim henc` and the Perl reference.
+//! technique of `tests/host_namespace.rs` (veth interfaces, hostname, fake `/etc`), plus fresh private
+//! work and log directories bind-mounted over `/var/lib/cfengine3` and `/var/log/cfengine3`, so
+//! nothing outside the scratch directory is written. In each namespace the agent runs twice: with the
+//! Perl reference (`tests/henc/henc_reference.pl`) as `modules/henc`, then with `cfsim henc`. Both
+//! runs must give exactly `recorded/<profile>.out` (the lines before the tables), `.classes` (the soft
+//! classes of `--show-evaluated-classes`) and `.vars` (the module's `henc.*` rows of
+//! `--show-evaluated-vars`); the filters are in `henc_demo_support` and the demo README.
+//! `CFSIM_RECORD=1` (or `record.sh`) rewrites the recordings from the Perl run. Skip note without
+//! cf-agent or namespaces; FAIL when `CI=true` and the agent is missing. The offline tests check the
+//! recordings' completeness, re-merge every recorded hierarchy with `cfsim henc` and the Perl
+//! reference, and check the ENC data (every sigil and command, lint-clean).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod henc_demo_support;
@@ -24,6 +25,7 @@ use host_support::netns::{fake_etc, net_script, sh_quote};
 use host_support::{agent_available, repo_path};
 
 const MARK: &str = "=====CFSIM-HENC-MODULE=====";
+
 /// Copy the demo's policy and ENC files (not the recordings, not a local `modules/henc`).
 fn copy_demo(dst: &Path) {
     let src = demo();
