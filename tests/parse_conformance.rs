@@ -24,7 +24,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `cfsim promises -p json -f ./F.cf` from F's directory equals the recorded `F.json` (structurally).
+/// `cfsim promises -p json -f ./F.cf` from F's directory equals the recorded `F.json`: structurally, and
+/// byte for byte (cf-promises' layout, key order, reals with four decimals).
 #[test]
 fn ok_fixtures_json_matches_recording() {
     let files = fixtures("ok");
@@ -44,11 +45,14 @@ fn ok_fixtures_json_matches_recording() {
             ));
             continue;
         }
-        let expected = json_document(&std::fs::read(with_ext(f, "json")).unwrap()).unwrap();
+        let recorded = std::fs::read(with_ext(f, "json")).unwrap();
+        let expected = json_document(&recorded).unwrap();
         match json_document(&out.stdout) {
             Ok(actual) => {
                 if let Some(diff) = first_json_diff(&expected, &actual) {
                     failures.push(format!("ok/{}: {diff}", stem(f)));
+                } else if out.stdout != recorded {
+                    failures.push(format!("ok/{}: same structure, different bytes", stem(f)));
                 }
             }
             Err(e) => failures.push(format!("ok/{}: {e}", stem(f))),

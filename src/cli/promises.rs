@@ -80,19 +80,8 @@ pub fn run(opts: &Options) -> u8 {
             let _ = out.write_all(json::policy_to_json_text(&l.policy, &l.file.lines).as_bytes());
         }
         (Some(OutputFormat::JsonFull), _) => {
-            let mut merged = serde_json::json!({ "bodies": [], "bundles": [] });
-            for l in &files {
-                let v = json::policy_to_json(&l.policy, &l.file.lines);
-                for k in ["bodies", "bundles"] {
-                    if let (Some(dst), Some(src)) = (
-                        merged.get_mut(k).and_then(|x| x.as_array_mut()),
-                        v.get(k).and_then(|x| x.as_array()),
-                    ) {
-                        dst.extend(src.iter().cloned());
-                    }
-                }
-            }
-            let _ = out.write_all(json::layout(&merged).as_bytes());
+            let all: Vec<_> = files.iter().map(|l| (&l.policy, &l.file.lines)).collect();
+            let _ = out.write_all(json::policies_to_json_text(&all).as_bytes());
         }
         (Some(OutputFormat::Cf), Some(l)) => {
             let _ = out.write_all(print::policy_to_cf(&l.policy).as_bytes());

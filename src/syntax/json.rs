@@ -1,36 +1,204 @@
 //! The AST in the `cf-promises -p json` schema: alphabetical keys, `line` numbers, `symbol` for bare
-//! identifiers in bundles, quotes backslash-escaped inside string values, and cf-promises' layout (first
-//! line `{`, every later line indented by four more spaces, no final newline).
+//! identifiers in bundles, quotes backslash-escaped inside string values, reals with four decimals, and
+//! cf-promises' layout (first line `{`, every later line indented by four more spaces, no final newline).
+//! Written straight to text: building a `serde_json::Value` tree first cost more than parsing the file.
 
-use serde_json::{json, Map, Value};
+use std::fmt::Write;
+
+use serde_json::Value;
 
 use super::ast::*;
 use crate::source::{LineIndex, Span};
 
 /// Render `policy` (parsed from text with line index `lines`) as cf-promises prints it.
 pub fn policy_to_json_text(policy: &Policy, lines: &LineIndex) -> String {
-    layout(&policy_to_json(policy, lines))
+    policies_to_json_text(&[(policy, lines)])
 }
 
-/// cf-promises' layout: two-space pretty printing with every line but the first shifted by four spaces.
-pub fn layout(v: &Value) -> String {
-    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
-    let mut out = String::with_capacity(pretty.len() + pretty.len() / 8);
-    for (i, line) in pretty.split('\n').enumerate() {
-        if i > 0 {
-            out.push_str("\n    ");
+/// Several files as one policy (`-p json-full`): all bodies, then all bundles.
+pub fn policies_to_json_text(files: &[(&Policy, &LineIndex)]) -> String {
+    let mut w = W {
+        out: String::with_capacity(4096),
+        depth: 0,
+    };
+    w.out.push('{');
+    w.depth += 1;
+    w.key("bodies", true);
+    w.list(
+        files
+            .iter()
+            .flat_map(|(p, l)| p.bodies.iter().map(move |b| (b, *l, p.path.as_str()))),
+        |w, (b, l, path)| body(w, b, &Cx { lines: l, path }),
+    );
+    w.key("bundles", false);
+    w.list(
+        files
+            .iter()
+            .flat_map(|(p, l)| p.bundles.iter().map(move |b| (b, *l, p.path.as_str()))),
+        |w, (b, l, path)| bundle(w, b, &Cx { lines: l, path }),
+    );
+    w.depth -= 1;
+    w.nl();
+    w.out.push('}');
+    w.out
+}
+
+/// Text writer with cf-promises' indentation.
+struct W {
+    out: String,
+    depth: usize,
+}
+
+impl W {
+    fn nl(&mut self) {
+        self.out.push('\n');
+        for _ in 0..(4 + 2 * self.depth) {
+            self.out.push(' ');
         }
-        out.push_str(line);
     }
-    out
+
+    /// `"key": ` on a new line; `first` omits the separating comma.
+    fn key(&mut self, k: &str, first: bool) {
+        if !first {
+            self.out.push(',');
+        }
+        self.nl();
+        self.out.push('"');
+        self.out.push_str(k);
+        self.out.push_str("\": ");
+    }
+
+    fn obj(&mut self, f: impl FnOnce(&mut W)) {
+        self.out.push('{');
+        self.depth += 1;
+        f(self);
+        self.depth -= 1;
+        self.nl();
+        self.out.push('}');
+    }
+
+    fn list<T>(&mut self, items: impl Iterator<Item = T>, mut f: impl FnMut(&mut W, T)) {
+        self.out.push('[');
+        self.depth += 1;
+        let mut any = false;
+        for (i, it) in items.enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.nl();
+            f(self, it);
+            any = true;
+        }
+        self.depth -= 1;
+        if any {
+            self.nl();
+        }
+        self.out.push(']');
+    }
+
+    fn num(&mut self, n: usize) {
+        let _ = write!(self.out, "{n}");
+    }
+
+    /// A JSON string.
+    fn str(&mut self, s: &str) {
+        self.out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => self.out.push_str("\\\""),
+                '\\' => self.out.push_str("\\\\"),
+                '\n' => self.out.push_str("\\n"),
+                '\r' => self.out.push_str("\\r"),
+                '\t' => self.out.push_str("\\t"),
+                '\u{08}' => self.out.push_str("\\b"),
+                '\u{0C}' => self.out.push_str("\\f"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(self.out, "\\u{:04x}", c as u32);
+                }
+                c => self.out.push(c),
+            }
+        }
+        self.out.push('"');
+    }
+
+    /// A string value as cf-promises writes it: `"` and `'` get a backslash before JSON escaping.
+    fn cf_str(&mut self, s: &str) {
+        if !s.contains(['"', '\'']) {
+            return self.str(s);
+        }
+        let mut t = String::with_capacity(s.len() + 4);
+        for c in s.chars() {
+            if c == '"' || c == '\'' {
+                t.push('\\');
+            }
+            t.push(c);
+        }
+        self.str(&t);
+    }
+
+    /// A data container, pretty-printed at the current depth.
+    fn data(&mut self, v: &Value) {
+        match v {
+            Value::Object(m) => {
+                // cf-promises writes container keys sorted, and an empty object over two lines.
+                self.out.push('{');
+                self.depth += 1;
+                let mut keys: Vec<(&String, &Value)> = m.iter().collect();
+                keys.sort_by(|a, b| a.0.cmp(b.0));
+                for (i, (k, x)) in keys.into_iter().enumerate() {
+                    self.key_raw(k, i == 0);
+                    self.data(x);
+                }
+                self.depth -= 1;
+                self.nl();
+                self.out.push('}');
+            }
+            Value::Array(a) => {
+                if a.is_empty() {
+                    self.out.push_str("[]");
+                    return;
+                }
+                self.list(a.iter(), |w, x| w.data(x));
+            }
+            Value::String(s) => self.str(s),
+            Value::Number(n) => {
+                // cf-promises writes reals with four decimals (`2.5` → `2.5000`).
+                let text = n.to_string();
+                if text.contains(['.', 'e', 'E']) {
+                    let _ = write!(self.out, "{:.4}", n.as_f64().unwrap_or(0.0));
+                } else {
+                    self.out.push_str(&text);
+                }
+            }
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Null => self.out.push_str("null"),
+        }
+    }
+
+    fn key_raw(&mut self, k: &str, first: bool) {
+        if !first {
+            self.out.push(',');
+        }
+        self.nl();
+        self.str(k);
+        self.out.push_str(": ");
+    }
+
+    fn strings(&mut self, items: &[String]) {
+        if items.is_empty() {
+            self.out.push_str("[]");
+            return;
+        }
+        self.list(items.iter(), |w, s| w.str(s));
+    }
 }
 
-struct Ctx<'a> {
+struct Cx<'a> {
     lines: &'a LineIndex,
     path: &'a str,
 }
 
-impl Ctx<'_> {
+impl Cx<'_> {
     fn line(&self, sp: Span) -> usize {
         self.lines.line(sp.start)
     }
@@ -40,212 +208,209 @@ impl Ctx<'_> {
     }
 }
 
-pub fn policy_to_json(policy: &Policy, lines: &LineIndex) -> Value {
-    let cx = Ctx {
-        lines,
-        path: &policy.path,
-    };
-    let bodies: Vec<Value> = policy.bodies.iter().map(|b| body(&cx, b)).collect();
-    let bundles: Vec<Value> = policy.bundles.iter().map(|b| bundle(&cx, b)).collect();
-    json!({ "bodies": bodies, "bundles": bundles })
-}
-
-/// A string value as cf-promises writes it: `"` and `'` get a backslash before JSON escaping.
-fn cf_str(s: &str) -> Value {
-    if !s.contains(['"', '\'']) {
-        return Value::String(s.to_string());
-    }
-    let mut out = String::with_capacity(s.len() + 4);
-    for c in s.chars() {
-        if c == '"' || c == '\'' {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    Value::String(out)
-}
-
-fn obj(pairs: Vec<(&str, Value)>) -> Value {
-    let mut m = Map::new();
-    for (k, v) in pairs {
-        m.insert(k.to_string(), v);
-    }
-    Value::Object(m)
-}
-
-fn bundle(cx: &Ctx, b: &Bundle) -> Value {
-    let sections: Vec<Value> = b
-        .sections
-        .iter()
-        .filter(|s| is_builtin_type(&s.promise_type))
-        .map(|s| section(cx, s, true))
-        .collect();
-    obj(vec![
-        ("arguments", json!(b.params)),
-        ("bundleType", json!(b.bundle_type)),
-        ("line", json!(cx.line(b.name_span))),
-        ("name", json!(b.name)),
-        ("namespace", json!(b.namespace)),
-        ("promiseTypes", Value::Array(sections)),
-        ("sourcePath", json!(cx.path)),
-    ])
-}
-
 /// Promise types that cf-promises emits (custom promise type sections are left out of the JSON).
 fn is_builtin_type(t: &str) -> bool {
-    crate::syntax::BUILTIN_PROMISE_TYPES.contains(&t)
+    crate::syntax::tables::promise_type(t).is_some()
 }
 
-fn section(cx: &Ctx, s: &Section, in_bundle: bool) -> Value {
-    let mut contexts: Vec<Value> = Vec::new();
-    let mut current: Option<(String, Vec<Value>)> = None;
-    for p in &s.promises {
-        match &mut current {
-            Some((name, ps)) if *name == p.guard.expr => ps.push(promise(cx, p, in_bundle)),
-            _ => {
-                if let Some((name, ps)) = current.take() {
-                    contexts.push(obj(vec![
-                        ("name", json!(name)),
-                        ("promises", Value::Array(ps)),
-                    ]));
-                }
-                current = Some((p.guard.expr.clone(), vec![promise(cx, p, in_bundle)]));
+fn bundle(w: &mut W, b: &Bundle, cx: &Cx) {
+    w.obj(|w| {
+        w.key("arguments", true);
+        w.strings(&b.params);
+        w.key("bundleType", false);
+        w.str(&b.bundle_type);
+        w.key("line", false);
+        w.num(cx.line(b.name_span));
+        w.key("name", false);
+        w.str(&b.name);
+        w.key("namespace", false);
+        w.str(&b.namespace);
+        w.key("promiseTypes", false);
+        w.list(
+            b.sections
+                .iter()
+                .filter(|s| is_builtin_type(&s.promise_type)),
+            |w, s| section(w, s, cx),
+        );
+        w.key("sourcePath", false);
+        w.str(cx.path);
+    });
+}
+
+/// Consecutive promises sharing a class guard form one context.
+fn section(w: &mut W, s: &Section, cx: &Cx) {
+    let mut groups: Vec<&[Promise]> = Vec::new();
+    let mut start = 0;
+    for i in 1..=s.promises.len() {
+        let split = match (s.promises.get(i - 1), s.promises.get(i)) {
+            (Some(a), Some(b)) => a.guard.expr != b.guard.expr,
+            _ => true,
+        };
+        if split {
+            if let Some(g) = s.promises.get(start..i) {
+                groups.push(g);
             }
+            start = i;
         }
     }
-    if let Some((name, ps)) = current {
-        contexts.push(obj(vec![
-            ("name", json!(name)),
-            ("promises", Value::Array(ps)),
-        ]));
-    }
-    obj(vec![
-        ("contexts", Value::Array(contexts)),
-        ("line", json!(cx.line(s.header_span))),
-        ("name", json!(s.promise_type)),
-    ])
+    w.obj(|w| {
+        w.key("contexts", true);
+        w.list(groups.into_iter(), |w, g| {
+            w.obj(|w| {
+                w.key("name", true);
+                w.str(g.first().map(|p| p.guard.expr.as_str()).unwrap_or("any"));
+                w.key("promises", false);
+                w.list(g.iter(), |w, p| promise(w, p, cx));
+            })
+        });
+        w.key("line", false);
+        w.num(cx.line(s.header_span));
+        w.key("name", false);
+        w.str(&s.promise_type);
+    });
 }
 
-fn promise(cx: &Ctx, p: &Promise, in_bundle: bool) -> Value {
-    let mut attrs = Vec::new();
-    if let Some(vg) = &p.var_guard {
-        attrs.push(obj(vec![
-            ("line", json!(0)),
-            ("lval", json!("ifvarclass")),
-            (
-                "rval",
-                obj(vec![
-                    ("type", json!("symbol")),
-                    ("value", cf_str(&vg.value)),
-                ]),
-            ),
-        ]));
-    }
-    for c in &p.constraints {
-        attrs.push(attr(cx, c, in_bundle));
-    }
-    let mut pairs = vec![
-        ("attributes", Value::Array(attrs)),
-        ("line", json!(cx.end_line(p.promiser.span))),
-    ];
-    if let Some(pe) = &p.promisee {
-        pairs.push(("promisee", promisee(pe)));
-    }
-    pairs.push(("promiser", json!(p.promiser.value)));
-    obj(pairs)
+fn promise(w: &mut W, p: &Promise, cx: &Cx) {
+    w.obj(|w| {
+        w.key("attributes", true);
+        let synthetic = p.var_guard.iter().map(Attr::VarGuard);
+        let attrs = synthetic.chain(p.constraints.iter().map(Attr::Constraint));
+        if p.var_guard.is_none() && p.constraints.is_empty() {
+            w.out.push_str("[]");
+        } else {
+            w.list(attrs, |w, a| match a {
+                Attr::VarGuard(vg) => w.obj(|w| {
+                    w.key("line", true);
+                    w.num(0);
+                    w.key("lval", false);
+                    w.str("ifvarclass");
+                    w.key("rval", false);
+                    w.obj(|w| {
+                        w.key("type", true);
+                        w.str("symbol");
+                        w.key("value", false);
+                        w.cf_str(&vg.value);
+                    });
+                }),
+                Attr::Constraint(c) => attr(w, c, true, cx),
+            });
+        }
+        w.key("line", false);
+        w.num(cx.end_line(p.promiser.span));
+        if let Some(pe) = &p.promisee {
+            w.key("promisee", false);
+            promisee(w, pe);
+        }
+        w.key("promiser", false);
+        w.str(&p.promiser.value);
+    });
 }
 
-fn promisee(r: &Rval) -> Value {
+enum Attr<'a> {
+    VarGuard(&'a Scalar),
+    Constraint(&'a Constraint),
+}
+
+fn promisee(w: &mut W, r: &Rval) {
     match r {
-        Rval::List(items, _) => Value::Array(items.iter().map(promisee).collect()),
-        Rval::Scalar(s) => cf_str(&s.value),
-        Rval::Call(c) => cf_str(&c.name),
-        Rval::Data(v, _) => reals_as_cf(v),
+        Rval::List(items, _) if items.is_empty() => w.out.push_str("[]"),
+        Rval::List(items, _) => w.list(items.iter(), promisee),
+        Rval::Scalar(s) => w.cf_str(&s.value),
+        Rval::Call(c) => w.cf_str(&c.name),
+        Rval::Data(v, _) => w.data(v),
     }
 }
 
-fn attr(cx: &Ctx, c: &Constraint, in_bundle: bool) -> Value {
-    obj(vec![
-        ("line", json!(cx.end_line(c.rval.span()))),
-        ("lval", json!(c.lval)),
-        ("rval", rval(&c.rval, in_bundle)),
-    ])
+fn attr(w: &mut W, c: &Constraint, in_bundle: bool, cx: &Cx) {
+    w.obj(|w| {
+        w.key("line", true);
+        w.num(cx.end_line(c.rval.span()));
+        w.key("lval", false);
+        w.str(&c.lval);
+        w.key("rval", false);
+        rval(w, &c.rval, in_bundle);
+    });
 }
 
-fn rval(r: &Rval, in_bundle: bool) -> Value {
+/// `symbol` only for a bare identifier that is a bundle promise's own rval; list items and function
+/// arguments are strings.
+fn rval(w: &mut W, r: &Rval, symbol_ok: bool) {
     match r {
-        Rval::Scalar(s) => {
-            let ty = if in_bundle && s.quote == Quote::Bare {
+        Rval::Scalar(s) => w.obj(|w| {
+            w.key("type", true);
+            w.str(if symbol_ok && s.quote == Quote::Bare {
                 "symbol"
             } else {
                 "string"
-            };
-            obj(vec![("type", json!(ty)), ("value", cf_str(&s.value))])
-        }
-        Rval::List(items, _) => obj(vec![
-            ("type", json!("list")),
-            (
-                "value",
-                Value::Array(items.iter().map(|i| rval(i, false)).collect()),
-            ),
-        ]),
-        Rval::Call(c) => obj(vec![
-            (
-                "arguments",
-                Value::Array(c.args.iter().map(|a| rval(a, false)).collect()),
-            ),
-            ("name", json!(c.name)),
-            ("type", json!("functionCall")),
-        ]),
-        Rval::Data(v, _) => reals_as_cf(v),
-    }
-}
-
-/// cf-promises writes real numbers of data containers with four decimals (`2.5` → `2.5000`).
-fn reals_as_cf(v: &Value) -> Value {
-    match v {
-        Value::Number(n) => {
-            let text = n.to_string();
-            if text.contains(['.', 'e', 'E']) {
-                let f = n.as_f64().unwrap_or(0.0);
-                serde_json::from_str(&format!("{f:.4}")).unwrap_or_else(|_| v.clone())
+            });
+            w.key("value", false);
+            w.cf_str(&s.value);
+        }),
+        Rval::List(items, _) => w.obj(|w| {
+            w.key("type", true);
+            w.str("list");
+            w.key("value", false);
+            if items.is_empty() {
+                w.out.push_str("[]");
             } else {
-                v.clone()
+                w.list(items.iter(), |w, i| rval(w, i, false));
             }
-        }
-        Value::Array(a) => Value::Array(a.iter().map(reals_as_cf).collect()),
-        Value::Object(m) => {
-            Value::Object(m.iter().map(|(k, x)| (k.clone(), reals_as_cf(x))).collect())
-        }
-        other => other.clone(),
+        }),
+        Rval::Call(c) => w.obj(|w| {
+            w.key("arguments", true);
+            if c.args.is_empty() {
+                w.out.push_str("[]");
+            } else {
+                w.list(c.args.iter(), |w, a| rval(w, a, false));
+            }
+            w.key("name", false);
+            w.str(&c.name);
+            w.key("type", false);
+            w.str("functionCall");
+        }),
+        Rval::Data(v, _) => w.data(v),
     }
 }
 
-fn body(cx: &Ctx, b: &Body) -> Value {
-    let mut contexts: Vec<Value> = Vec::new();
-    let mut name = "any".to_string();
-    let mut attrs: Vec<Value> = Vec::new();
-    for a in b.effective_attrs() {
-        if a.guard.expr != name {
-            contexts.push(obj(vec![
-                ("attributes", Value::Array(std::mem::take(&mut attrs))),
-                ("name", json!(name)),
-            ]));
-            name = a.guard.expr.clone();
+/// Body contexts: a new context at every guard change (even back to `any`), and an empty `any` context
+/// first when the first attribute is guarded.
+fn body(w: &mut W, b: &Body, cx: &Cx) {
+    let attrs = b.effective_attrs();
+    let mut groups: Vec<(&str, Vec<&BodyAttr>)> = vec![("any", Vec::new())];
+    for a in attrs {
+        let same = groups.last().is_some_and(|(n, _)| *n == a.guard.expr);
+        if !same {
+            groups.push((&a.guard.expr, Vec::new()));
         }
-        attrs.push(attr(cx, &a.constraint, false));
+        if let Some((_, g)) = groups.last_mut() {
+            g.push(a);
+        }
     }
-    contexts.push(obj(vec![
-        ("attributes", Value::Array(attrs)),
-        ("name", json!(name)),
-    ]));
-    obj(vec![
-        ("arguments", json!(b.params)),
-        ("bodyType", json!(b.body_type)),
-        ("contexts", Value::Array(contexts)),
-        ("line", json!(cx.line(b.name_span))),
-        ("name", json!(b.name)),
-        ("namespace", json!(b.namespace)),
-        ("sourcePath", json!(cx.path)),
-    ])
+    w.obj(|w| {
+        w.key("arguments", true);
+        w.strings(&b.params);
+        w.key("bodyType", false);
+        w.str(&b.body_type);
+        w.key("contexts", false);
+        w.list(groups.iter(), |w, (name, g)| {
+            w.obj(|w| {
+                w.key("attributes", true);
+                if g.is_empty() {
+                    w.out.push_str("[]");
+                } else {
+                    w.list(g.iter(), |w, a| attr(w, &a.constraint, false, cx));
+                }
+                w.key("name", false);
+                w.str(name);
+            })
+        });
+        w.key("line", false);
+        w.num(cx.line(b.name_span));
+        w.key("name", false);
+        w.str(&b.name);
+        w.key("namespace", false);
+        w.str(&b.namespace);
+        w.key("sourcePath", false);
+        w.str(cx.path);
+    });
 }
