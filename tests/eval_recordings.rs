@@ -73,7 +73,14 @@ fn corpus_has_at_least_seventy_policies() {
 
 #[test]
 fn every_policy_is_completely_recorded() {
+    let index = std::fs::read_to_string(root().join("policies/eval/INDEX.md")).unwrap();
     for p in policies() {
+        let rel = p.strip_prefix(root().join("policies/eval")).unwrap();
+        let row = format!("| `{}` |", rel.with_extension("").display());
+        assert!(
+            index.contains(&row),
+            "INDEX.md lacks {row}: run tests/oracle/record-eval.sh"
+        );
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(
             text.starts_with("# "),
