@@ -89,10 +89,24 @@ fn strip_whitespace(expr: &str) -> Result<String, ClassExprError> {
     Ok(out)
 }
 
+/// Deepest parenthesis nesting accepted (deeper is a syntax error, not a stack overflow).
+pub const MAX_NESTING: usize = 256;
+
 /// Parses an expanded class expression.
 pub fn parse(expr: &str) -> Result<ClassExpr, ClassExprError> {
     let text = strip_whitespace(expr)?;
     let syntax = || ClassExprError::Syntax(expr.to_string());
+    let mut depth = 0usize;
+    for b in text.bytes() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Err(syntax());
+        }
+    }
     let mut pairs = ClassExprParser::parse(Rule::top, &text).map_err(|_| syntax())?;
     let top = pairs.next().ok_or_else(syntax)?;
     let consumed = top.as_span().end();

@@ -12,6 +12,10 @@ use crate::value::{json_leaf_string, parse_int, parse_real, Value};
 /// `None` when `text` is an int inside `range` (`"lo,hi"`), else the agent's complaint.
 pub fn check_int_range(text: &str, range: &str) -> Option<&'static str> {
     let Some(v) = parse_int(text) else {
+        let digits = text.trim().trim_start_matches(['-', '+']);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Some("Integer is out of range");
+        }
         return Some("Cannot parse value as integer");
     };
     let (lo, hi) = range.split_once(',')?;

@@ -325,6 +325,12 @@ fn makerule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn findfiles_up(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    if !a[0].text().starts_with('/') {
+        return Err(ctx.fail(format!(
+            "findfiles_up: path '{}' is not absolute",
+            a[0].text()
+        )));
+    }
     let start = a[0].text().trim_end_matches('/').to_string();
     let glob = a[1].text().trim_start_matches('/').to_string();
     let max_level = a.get(2).map_or(i64::MAX, super::args::int_arg);
@@ -345,10 +351,11 @@ fn findfiles_up(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         glob_walk(ctx, "/", &parts, &mut found);
         found.sort();
         out.extend(found.into_iter().map(serde_json::Value::String));
-        if dir == "/" || level >= max_level {
+        let parent = dirname_of(&dir);
+        if dir == "/" || level >= max_level || parent == dir {
             break;
         }
-        dir = dirname_of(&dir);
+        dir = parent;
         level += 1;
     }
     Ok(Value::Data(serde_json::Value::Array(out)))

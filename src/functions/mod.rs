@@ -27,6 +27,10 @@ use crate::expr::host::HostEnv;
 use crate::syntax::tables::{self, DataType, FnSpec};
 use crate::value::Value;
 
+/// Most elements a function builds into one list (`string_split` with empty matches, `expandrange`,
+/// …); beyond it the call fails with an error instead of exhausting memory.
+pub const MAX_ELEMENTS: usize = 100_000;
+
 /// Log level of a message a function emits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -166,9 +170,43 @@ pub fn skips_on_unresolved(name: &str, nargs: usize) -> bool {
     )
 }
 
+/// Minimum argument counts of variadic functions (the signature table lists their parameters but not
+/// how many are required), with the agent's message when it has one.
+const MIN_ARGS: &[(&str, usize, Option<&str>)] = &[
+    ("basename", 1, Some("Function basename requires a filename as first arg!")),
+    ("classfiltercsv", 3, None),
+    ("eval", 1, Some("Fatal CFEngine error: in built-in FnCall eval: missing first argument, an evaluation input")),
+    ("execresult", 1, None),
+    ("execresult_as_data", 1, None),
+    ("findfiles_up", 2, None),
+    ("format", 1, None),
+    ("getclassmetatags", 1, None),
+    ("getvariablemetatags", 1, None),
+    ("iprange", 1, None),
+    ("isipinsubnet", 1, None),
+    ("readcsv", 1, None),
+    ("readenvfile", 1, None),
+    ("readfile", 1, None),
+    ("readjson", 1, None),
+    ("readyaml", 1, None),
+    ("search_up", 2, None),
+    ("sort", 1, None),
+    ("string_mustache", 1, None),
+    ("type", 1, Some("Function type requires variable identifier as first argument")),
+    ("validjson", 1, Some("Function 'validjson' requires one argument")),
+];
+
 /// Checks arity and argument types against the generated signature, with the agent's messages.
 pub fn check_args(ctx: &mut CallCtx<'_>, spec: &FnSpec, args: &[FnArg]) -> Result<(), FnFail> {
     let n = spec.params.len();
+    if let Some((_, min, msg)) = MIN_ARGS.iter().find(|(f, _, _)| *f == spec.name) {
+        if args.len() < *min {
+            if let Some(m) = msg {
+                ctx.error(*m);
+            }
+            return Err(FnFail);
+        }
+    }
     if !spec.variadic && args.len() != n {
         return Err(ctx.fail(format!(
             "Arguments to function '{}' do not tally. Expected {} not {}",
