@@ -16,6 +16,10 @@ pub struct Diagnostic {
     pub message: String,
     /// Byte offset the caret points at.
     pub offset: u32,
+    /// Column printed instead of the offset's own (cf-promises prints `:0` for whole-block errors).
+    pub column: Option<u32>,
+    /// Whether the source line and caret follow (cf-promises' policy checks print the header line only).
+    pub snippet: bool,
 }
 
 impl Diagnostic {
@@ -24,6 +28,19 @@ impl Diagnostic {
             severity: Severity::Error,
             message: message.into(),
             offset,
+            column: None,
+            snippet: true,
+        }
+    }
+
+    /// A policy-check error: header line only, optionally with an explicit column.
+    pub fn check(offset: u32, column: Option<u32>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            offset,
+            column,
+            snippet: false,
         }
     }
 
@@ -32,6 +49,8 @@ impl Diagnostic {
             severity: Severity::Warning,
             message: message.into(),
             offset,
+            column: None,
+            snippet: true,
         }
     }
 
@@ -43,12 +62,21 @@ impl Diagnostic {
     /// `path:line:col: error: message`, the source line, and a caret line.
     pub fn render(&self, file: &SourceFile) -> String {
         let (line, col) = file.lines.line_col(self.offset);
+        let col = self.column.map(|c| c as usize).unwrap_or(col);
         let sev = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let text = file.line_text(line);
+        if !self.snippet {
+            return format!(
+                "{}:{}:{}: {}: {}\n",
+                file.path, line, col, sev, self.message
+            );
+        }
+        let text = file.line_text(file.lines.physical_line_col(self.offset).0);
         let text = text.strip_suffix('\r').unwrap_or(text);
+        // cf-promises prints the line as a C string: it ends at a NUL byte.
+        let text = text.split('\0').next().unwrap_or("");
         let caret_pad: String = text
             .bytes()
             .take(col.saturating_sub(1))

@@ -1,12 +1,19 @@
 //! cfsim: simulate CFEngine 3.21 agent runs.
 //!
-//! Pipeline: `source` (files, spans, line index) → `syntax` (pest grammar → typed AST with spans) →
-//! `diag` (cf-promises style diagnostics). Later stages (pre-evaluation, the three-pass evaluator, the
-//! module protocol and hENC) build on the AST.
+//! Pipeline: `source` (files, spans, line index) → `syntax` (macro pass, pest grammar, typed AST with
+//! spans, `-p json`/`-p cf` output) → `load` (entry file and its `inputs`) → `cli` (the subcommands).
+//! Diagnostics (`diag`) are rendered as cf-promises prints them. `module` is the module protocol
+//! (`commands` promises with `module => "true"`), `henc` the hierarchical ENC merge built on it.
 
+pub mod cli;
 pub mod diag;
 pub mod expr;
 pub mod functions;
+pub mod henc;
+pub mod host;
+pub mod load;
+pub mod module;
 pub mod source;
 pub mod syntax;
 pub mod value;
+pub mod yaml;

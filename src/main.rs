@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use cfsim::cli;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -13,16 +14,86 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Check a policy and print it, as cf-promises does.
+    Promises(PromisesArgs),
     /// List the 186 built-in functions of CFEngine 3.21 with implemented / not implemented
     Functions,
+    /// Merge hENC files like the hENC Perl module (install as modules/henc); no FILE reads stdin
+    Henc {
+        /// For every class and variable: the file:line that decided it and the lines it overrode
+        #[arg(long, conflicts_with = "lint")]
+        explain: bool,
+        /// Report hENC pitfalls as file:line warnings (exit 1 when any)
+        #[arg(long)]
+        lint: bool,
+        /// ENC files, most general first (later files win)
+        files: Vec<String>,
+    },
+    /// Puppet external node classifier built on the hENC merge (exit 1 for an unknown node)
+    Enc {
+        /// Config file (JSON); default $CFSIM_ENC_CONFIG, then /etc/cfsim/enc.json
+        #[arg(long)]
+        config: Option<String>,
+        /// The node name Puppet passes
+        node: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct PromisesArgs {
+    /// Entry policy file.
+    #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
+    file: String,
+    /// Print the policy: none, cf, json, cf-full, json-full.
+    #[arg(short = 'p', long = "policy-output-format")]
+    format: Option<String>,
+    /// Full check (accepted for compatibility; checks are always full).
+    #[arg(short = 'c', long = "check-all")]
+    check_all: bool,
+    /// Define classes (accepted; used by pre-evaluation).
+    #[arg(short = 'D', long = "define", value_delimiter = ',')]
+    define: Vec<String>,
+    /// Negate persistent classes (accepted).
+    #[arg(short = 'N', long = "negate", value_delimiter = ',')]
+    negate: Vec<String>,
+    /// Bundlesequence override (accepted).
+    #[arg(short = 'b', long = "bundlesequence")]
+    bundlesequence: Option<String>,
+    /// Inform output.
+    #[arg(short = 'I', long = "inform")]
+    inform: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.cmd {
+    let code = match cli.cmd {
         Cmd::Functions => {
             print!("{}", cfsim::functions::coverage_report());
-            ExitCode::SUCCESS
+            return ExitCode::SUCCESS;
         }
-    }
+        Cmd::Henc {
+            explain,
+            lint,
+            files,
+        } => return cfsim::henc::cli::henc(&files, explain, lint),
+        Cmd::Enc { config, node } => return cfsim::henc::cli::enc(&node, config.as_deref()),
+        Cmd::Promises(a) => {
+            let format = match a.format.as_deref().map(cli::promises::OutputFormat::parse) {
+                Some(None) => {
+                    println!(
+                        "   error: Invalid policy output format: '{}'. Possible values are 'none', 'cf', 'json', 'cf-full', 'json-full'",
+                        a.format.unwrap_or_default()
+                    );
+                    return ExitCode::from(2);
+                }
+                Some(f) => f,
+                None => None,
+            };
+            cli::promises::run(&cli::promises::Options {
+                file: a.file,
+                format,
+            })
+        }
+    };
+    ExitCode::from(code)
 }

@@ -23,31 +23,64 @@ impl Span {
     }
 }
 
-/// Offsets of line starts, for binary-search `offset → (line, col)`.
-#[derive(Debug, Clone)]
+/// Offsets of line starts, for binary-search `offset → (line, col)`, plus cf-promises' own line counting:
+/// its lexer counts a carriage return outside strings and comments as a line break, and does not count the
+/// newlines it skips in false `@if` branches. Those differences are kept as adjustments.
+#[derive(Debug, Clone, Default)]
 pub struct LineIndex {
     starts: Vec<u32>,
+    /// `(offset, running total)`: lines to add for positions after `offset`, sorted by offset.
+    adjust: Vec<(u32, i64)>,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                starts.push((i + 1).min(u32::MAX as usize) as u32);
-            }
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        starts.push(0u32);
+        starts.extend(
+            text.match_indices('\n')
+                .map(|(i, _)| (i + 1).min(u32::MAX as usize) as u32),
+        );
+        LineIndex {
+            starts,
+            adjust: Vec::new(),
         }
-        LineIndex { starts }
     }
 
-    /// 1-based line and 1-based byte column of `offset`.
-    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+    /// Add cf-promises' line-count adjustments: `(offset, delta)` pairs, `delta` applying after `offset`.
+    pub fn with_adjustments(mut self, mut deltas: Vec<(u32, i64)>) -> LineIndex {
+        deltas.sort_by_key(|d| d.0);
+        let mut total = 0i64;
+        self.adjust = deltas
+            .into_iter()
+            .map(|(o, d)| {
+                total += d;
+                (o, total)
+            })
+            .collect();
+        self
+    }
+
+    /// 1-based physical line and 1-based byte column of `offset`.
+    pub fn physical_line_col(&self, offset: u32) -> (usize, usize) {
         let line = match self.starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
         let start = self.starts.get(line).copied().unwrap_or(0);
-        (line + 1, (offset - start) as usize + 1)
+        (line + 1, offset.saturating_sub(start) as usize + 1)
+    }
+
+    /// Line as cf-promises numbers it, and 1-based byte column of `offset`.
+    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+        let (line, col) = self.physical_line_col(offset);
+        let n = self.adjust.partition_point(|(o, _)| *o < offset);
+        let delta = n
+            .checked_sub(1)
+            .and_then(|i| self.adjust.get(i))
+            .map(|a| a.1)
+            .unwrap_or(0);
+        (((line as i64) + delta).max(1) as usize, col)
     }
 
     /// 1-based line of `offset`.
@@ -86,6 +119,19 @@ impl SourceFile {
         SourceFile {
             path: path.into(),
             text,
+            lines,
+        }
+    }
+
+    /// A file whose line index was built by the parser (with cf-promises' line adjustments).
+    pub fn with_lines(
+        path: impl Into<String>,
+        text: impl Into<String>,
+        lines: LineIndex,
+    ) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            text: text.into(),
             lines,
         }
     }

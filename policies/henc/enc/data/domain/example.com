@@ -1,0 +1,2 @@
++dc_eu
+=site=eu-west

@@ -1,0 +1,5 @@
+-ntp_client
++yes
+=environment=staging
+=users[alice]=admin
+=users[bob]=dev

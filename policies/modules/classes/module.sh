@@ -1,0 +1,16 @@
+#!/bin/sh
+# Classes: canonification, namespaces, comma lists, undefine.
+echo "+plain"
+echo "+bad class-name.x"
+echo "+x3,x4"
+echo "+ns9:c"
+echo "+ leading"
+echo "+a_b"
+echo "+c_d"
+echo "+e f"
+echo "-a b,c-d"
+echo "- e_f"
+echo "-plain,nonexistent"
+echo "+"
+echo "-"
+echo "+keep_me"

@@ -1,0 +1,15 @@
+#!/bin/sh
+# ^context: validation, 50-byte limit, empty value.
+echo "=in_default=1"
+echo "^context=xyz_123___456"
+echo "=a=1"
+echo "^context=_"
+echo "=b=1"
+echo "^context=bad-ctx!"
+echo "=c=1"
+echo "^context="
+echo "=d=1"
+echo "^context=$(printf 'c%.0s' $(seq 1 51))"
+echo "=e=1"
+echo "^context=__a__"
+echo "=f=1"

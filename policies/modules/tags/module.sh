@@ -1,0 +1,15 @@
+#!/bin/sh
+# ^meta tags, unknown ^ commands, ^persistence parsing (no persistent class is written: only 0 and junk).
+echo "+untagged"
+echo "=untagged=1"
+echo "^meta=inventory,attribute_name=Role"
+echo "+tagged"
+echo "=tagged=yes"
+echo "^meta=a,,b"
+echo "+m1"
+echo "^meta="
+echo "+m2"
+echo "^unknown=1"
+echo "^persistence=abc"
+echo "^persistence=0"
+echo "+not_persistent"

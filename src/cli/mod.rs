@@ -1,0 +1,3 @@
+//! Subcommand implementations behind the thin `main.rs`: each takes parsed flags and returns an exit code.
+
+pub mod promises;

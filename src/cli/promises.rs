@@ -1,0 +1,101 @@
+//! `cfsim promises`: cf-promises' checks and policy output (`-p json|cf|none`), same verdicts and exit codes
+//! (0 valid, 1 invalid policy, 2 usage or I/O error).
+
+use std::io::Write;
+
+use crate::load::{load_one, load_with_inputs, Loaded};
+use crate::syntax::{json, print};
+
+/// Policy output format of `-p`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    None,
+    Cf,
+    Json,
+    CfFull,
+    JsonFull,
+}
+
+impl OutputFormat {
+    pub fn parse(s: &str) -> Option<OutputFormat> {
+        Some(match s {
+            "none" => OutputFormat::None,
+            "cf" => OutputFormat::Cf,
+            "json" => OutputFormat::Json,
+            "cf-full" => OutputFormat::CfFull,
+            "json-full" => OutputFormat::JsonFull,
+            _ => return None,
+        })
+    }
+}
+
+pub struct Options {
+    pub file: String,
+    pub format: Option<OutputFormat>,
+}
+
+/// Log line in cf-promises' format (level right-aligned in 8 columns).
+fn log_error(out: &mut impl Write, msg: &str) {
+    let _ = writeln!(out, "   error: {msg}");
+}
+
+pub fn run(opts: &Options) -> u8 {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    let mut files = match load_with_inputs(&opts.file) {
+        Ok(f) => f,
+        Err(e) => {
+            log_error(&mut out, &e.to_string());
+            return 2;
+        }
+    };
+    let invalid = crate::load::check_all(&mut files);
+    for l in &files {
+        for d in &l.diags {
+            let _ = err.write_all(d.render(&l.file).as_bytes());
+        }
+    }
+    if invalid {
+        log_error(&mut out, "There are syntax errors in policy files");
+        return 1;
+    }
+    let entry: Option<&Loaded> = files.first();
+    match (opts.format, entry) {
+        (Some(OutputFormat::Json), Some(l)) => {
+            let _ = out.write_all(json::policy_to_json_text(&l.policy, &l.file.lines).as_bytes());
+        }
+        (Some(OutputFormat::JsonFull), _) => {
+            let mut merged = serde_json::json!({ "bodies": [], "bundles": [] });
+            for l in &files {
+                let v = json::policy_to_json(&l.policy, &l.file.lines);
+                for k in ["bodies", "bundles"] {
+                    if let (Some(dst), Some(src)) = (
+                        merged.get_mut(k).and_then(|x| x.as_array_mut()),
+                        v.get(k).and_then(|x| x.as_array()),
+                    ) {
+                        dst.extend(src.iter().cloned());
+                    }
+                }
+            }
+            let _ = out.write_all(json::layout(&merged).as_bytes());
+        }
+        (Some(OutputFormat::Cf), Some(l)) => {
+            let _ = out.write_all(print::policy_to_cf(&l.policy).as_bytes());
+        }
+        (Some(OutputFormat::CfFull), _) => {
+            for l in &files {
+                let _ = out.write_all(print::policy_to_cf(&l.policy).as_bytes());
+            }
+        }
+        _ => {}
+    }
+    let _ = out.flush();
+    0
+}
+
+/// Parse a single file without following inputs (used by tests and benchmarks).
+pub fn check_single(path: &str) -> Result<Loaded, crate::load::LoadError> {
+    load_one(path)
+}

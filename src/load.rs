@@ -1,0 +1,183 @@
+//! Loading a policy: the entry file, then every file named by `inputs` in `body common control` and
+//! `body file control` (relative to the entry file's directory, each file once), as cf-promises does.
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::Diagnostic;
+use crate::source::SourceFile;
+use crate::syntax::ast::{Policy, Rval};
+
+/// Most files one load may read (a runaway `inputs` graph is reported, not followed forever).
+pub const MAX_FILES: usize = 10_000;
+
+/// One loaded file with its AST (possibly partial when it had errors) and its diagnostics.
+pub struct Loaded {
+    pub file: SourceFile,
+    pub policy: Policy,
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Errors that stop loading (I/O), printed as cf-promises log lines.
+#[derive(Debug)]
+pub enum LoadError {
+    Stat { path: String, reason: String },
+    TooManyFiles,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Stat { path, reason } => {
+                write!(f, "Can't stat file '{path}' for parsing. (stat: {reason})")
+            }
+            LoadError::TooManyFiles => write!(f, "more than {MAX_FILES} policy files in inputs"),
+        }
+    }
+}
+
+/// Read a file as text; bytes that are not UTF-8 become U+FFFD.
+pub fn read_text(path: &str) -> Result<String, LoadError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }),
+        Err(e) => Err(LoadError::Stat {
+            path: path.to_string(),
+            reason: io_reason(&e),
+        }),
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
+        _ => {
+            let s = e.to_string();
+            s.split(" (os error").next().unwrap_or(&s).to_string()
+        }
+    }
+}
+
+/// Parse one file.
+pub fn load_one(path: &str) -> Result<Loaded, LoadError> {
+    let text = read_text(path)?;
+    let parsed = crate::syntax::parse_file_recovering(path, &text);
+    Ok(Loaded {
+        file: SourceFile::with_lines(path, text, parsed.lines),
+        policy: parsed.policy,
+        diags: parsed.diags,
+    })
+}
+
+/// Literal `inputs` of a policy (items containing variables are left to pre-evaluation).
+pub fn literal_inputs(p: &Policy) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in &p.bodies {
+        let control = (b.body_type == "common" || b.body_type == "file") && b.name == "control";
+        if !control {
+            continue;
+        }
+        for a in &b.attrs {
+            if a.constraint.lval != "inputs" {
+                continue;
+            }
+            let items: Vec<&Rval> = match &a.constraint.rval {
+                Rval::List(items, _) => items.iter().collect(),
+                other => vec![other],
+            };
+            for it in items {
+                if let Rval::Scalar(s) = it {
+                    if !s.value.contains("$(")
+                        && !s.value.contains("${")
+                        && !s.value.starts_with('@')
+                    {
+                        out.push(s.value.clone());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Load the entry file and, transitively, its literal inputs. Paths of inputs are joined to the entry
+/// file's directory the way cf-promises prints them (`./lib/x.cf`).
+pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
+    let first = load_one(entry)?;
+    let dir: PathBuf = Path::new(entry)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut seen: Vec<PathBuf> = vec![normalize(Path::new(entry))];
+    let mut queue: Vec<String> = literal_inputs(&first.policy);
+    let mut out = vec![first];
+    let mut i = 0;
+    while i < queue.len() {
+        let inp = queue.get(i).cloned().unwrap_or_default();
+        i += 1;
+        let p = if Path::new(&inp).is_absolute() {
+            PathBuf::from(&inp)
+        } else {
+            join_like_cf(&dir, &inp)
+        };
+        let key = normalize(&p);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        if out.len() >= MAX_FILES {
+            return Err(LoadError::TooManyFiles);
+        }
+        let loaded = load_one(&p.to_string_lossy())?;
+        queue.extend(literal_inputs(&loaded.policy));
+        out.push(loaded);
+    }
+    Ok(out)
+}
+
+fn join_like_cf(dir: &Path, inp: &str) -> PathBuf {
+    if dir.as_os_str().is_empty() {
+        PathBuf::from(format!("./{inp}"))
+    } else {
+        dir.join(inp)
+    }
+}
+
+/// Lexical normalisation (`a/./b/../c` → `a/c`) used to load each file once.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Run the policy checks over every loaded file (appending to each file's diagnostics), then the
+/// cross-file duplicate check. Returns whether any error was found.
+pub fn check_all(files: &mut [Loaded]) -> bool {
+    for l in files.iter_mut() {
+        let extra = crate::syntax::validate::validate_file(&l.policy, &l.file);
+        l.diags.extend(extra);
+    }
+    let dups = {
+        let refs: Vec<(&Policy, &SourceFile)> =
+            files.iter().map(|l| (&l.policy, &l.file)).collect();
+        crate::syntax::validate::validate_duplicates(&refs)
+    };
+    for (i, d) in dups {
+        if let Some(l) = files.get_mut(i) {
+            l.diags.push(d);
+        }
+    }
+    files.iter().any(|l| !l.diags.is_empty())
+}

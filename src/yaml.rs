@@ -1,0 +1,189 @@
+//! YAML text → JSON value, converting plain scalars the way CFEngine 3.21 (libyaml) does: `y`/`yes`/`on`/
+//! `true` are booleans, `~`/`null` null, integers and reals numbers; quoted scalars stay strings. Only the
+//! first document is read. Used by the parse-time `data => '---…'` rewrite and the YAML functions.
+//!
+//! yaml-rust2 is used for the YAML grammar itself (its event parser keeps the scalar style, which the
+//! conversion needs); writing a conforming YAML parser by hand is not worth it.
+
+use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, EventReceiver, Parser};
+use yaml_rust2::scanner::TScalarStyle;
+
+/// Deepest nesting accepted; deeper documents are rejected instead of recursing without bound.
+pub const MAX_DEPTH: usize = 512;
+
+/// Parse `text`; `Err` carries the parser's message.
+pub fn parse(text: &str) -> Result<Value, String> {
+    let mut b = Builder {
+        stack: Vec::new(),
+        root: None,
+        anchors: Vec::new(),
+        too_deep: false,
+    };
+    let mut parser = Parser::new_from_str(text);
+    parser.load(&mut b, false).map_err(|e| e.to_string())?;
+    if b.too_deep {
+        return Err(format!("YAML nesting deeper than {MAX_DEPTH}"));
+    }
+    Ok(b.root.unwrap_or(Value::Null))
+}
+
+enum Frame {
+    Seq(Vec<Value>, usize),
+    Map(Map<String, Value>, Option<String>, usize),
+}
+
+struct Builder {
+    stack: Vec<Frame>,
+    root: Option<Value>,
+    anchors: Vec<(usize, Value)>,
+    too_deep: bool,
+}
+
+impl Builder {
+    fn push_value(&mut self, v: Value, anchor: usize) {
+        if anchor > 0 {
+            self.anchors.push((anchor, v.clone()));
+        }
+        match self.stack.last_mut() {
+            Some(Frame::Seq(items, _)) => items.push(v),
+            Some(Frame::Map(m, key, _)) => match key.take() {
+                Some(k) => {
+                    m.insert(k, v);
+                }
+                None => {
+                    let k = match v {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    *key = Some(k);
+                }
+            },
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(v);
+                }
+            }
+        }
+    }
+}
+
+impl EventReceiver for Builder {
+    fn on_event(&mut self, ev: Event) {
+        if self.too_deep {
+            return;
+        }
+        match ev {
+            Event::Scalar(s, style, anchor, tag) => {
+                let v = if style == TScalarStyle::Plain && tag.is_none() {
+                    plain_scalar(&s)
+                } else {
+                    Value::String(s)
+                };
+                self.push_value(v, anchor);
+            }
+            Event::SequenceStart(anchor, _) => {
+                if self.stack.len() >= MAX_DEPTH {
+                    self.too_deep = true;
+                    return;
+                }
+                self.stack.push(Frame::Seq(Vec::new(), anchor));
+            }
+            Event::MappingStart(anchor, _) => {
+                if self.stack.len() >= MAX_DEPTH {
+                    self.too_deep = true;
+                    return;
+                }
+                self.stack.push(Frame::Map(Map::new(), None, anchor));
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let (v, anchor) = match self.stack.pop() {
+                    Some(Frame::Seq(items, a)) => (Value::Array(items), a),
+                    Some(Frame::Map(m, _, a)) => (Value::Object(m), a),
+                    None => return,
+                };
+                self.push_value(v, anchor);
+            }
+            Event::Alias(id) => {
+                let v = self
+                    .anchors
+                    .iter()
+                    .rev()
+                    .find(|(a, _)| *a == id)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or(Value::Null);
+                self.push_value(v, 0);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// YAML 1.1 resolution of an untagged plain scalar.
+fn plain_scalar(s: &str) -> Value {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Value::Bool(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Value::Bool(false)
+        }
+        _ => {}
+    }
+    if is_int(s) {
+        if let Ok(i) = s.parse::<i64>() {
+            return Value::Number(i.into());
+        }
+    }
+    if is_float(s) {
+        if let Some(n) = s.parse::<f64>().ok().and_then(Number::from_f64) {
+            return Value::Number(n);
+        }
+    }
+    Value::String(s.to_string())
+}
+
+fn is_int(s: &str) -> bool {
+    let d = s.strip_prefix(['-', '+']).unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_float(s: &str) -> bool {
+    let d = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let (mant, exp) = match d.find(['e', 'E']) {
+        Some(i) => (d.get(..i).unwrap_or(""), d.get(i + 1..)),
+        None => (d, None),
+    };
+    let mant_ok = {
+        let mut parts = mant.splitn(2, '.');
+        let a = parts.next().unwrap_or("");
+        let b = parts.next();
+        let digits = |x: &str| x.bytes().all(|c| c.is_ascii_digit());
+        digits(a) && b.map(digits).unwrap_or(true) && (a.len() + b.map(str::len).unwrap_or(0)) > 0
+    };
+    let exp_ok = exp.map(|e| is_int(e) && !e.is_empty()).unwrap_or(true);
+    mant_ok && exp_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn converts_like_cf_promises() {
+        // Recorded: policies/parse/ok/data_yaml.json.
+        let v = parse("---\na: 1\nb:\n  - x\n  - y\nc: { d: e }").unwrap_or_default();
+        assert_eq!(v, json!({"a": 1, "b": ["x", true], "c": {"d": "e"}}));
+        let v = parse("--- [1, 2, three]").unwrap_or_default();
+        assert_eq!(v, json!([1, 2, "three"]));
+        let v = parse("--- [\"y\", 1.5, ~]").unwrap_or_default();
+        assert_eq!(v, json!(["y", 1.5, null]));
+    }
+
+    #[test]
+    fn bad_yaml_is_an_error() {
+        assert!(parse("a: [").is_err());
+    }
+}
