@@ -31,6 +31,9 @@ pub enum ClassExprError {
     Whitespace(String),
     /// Anything the parser rejects (`a.`, `!!a`, `(a`, empty).
     Syntax(String),
+    /// The expanded text still contains `$`/`@` (an unresolved variable): an ERROR the agent does not
+    /// log (`if` skips, `unless` runs in pass 3).
+    Unresolved(String),
 }
 
 impl std::fmt::Display for ClassExprError {
@@ -41,6 +44,9 @@ impl std::fmt::Display for ClassExprError {
                 "class expressions can't be separated by whitespace without an intervening operator in expression '{e}'"
             ),
             ClassExprError::Syntax(e) => write!(f, "Unable to parse class expression '{e}'"),
+            ClassExprError::Unresolved(e) => {
+                write!(f, "class expression '{e}' contains unresolved variables")
+            }
         }
     }
 }
@@ -161,7 +167,7 @@ fn name_defined(n: &str, env: &dyn EvalEnv) -> bool {
 /// Parses and evaluates an already expanded expression. A `$`/`@` left in it is an error.
 pub fn eval_str(expr: &str, env: &dyn EvalEnv) -> Result<bool, ClassExprError> {
     if expr.contains('$') || expr.contains('@') {
-        return Err(ClassExprError::Syntax(expr.to_string()));
+        return Err(ClassExprError::Unresolved(expr.to_string()));
     }
     Ok(parse(expr)?.eval(env))
 }

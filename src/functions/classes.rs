@@ -34,6 +34,7 @@ pub const FUNCTIONS: &[FnDef] = &[
 pub fn class_arg(ctx: &mut CallCtx<'_>, expr: &str) -> bool {
     match classexpr::eval_str(expr, &*ctx.env) {
         Ok(b) => b,
+        Err(classexpr::ClassExprError::Unresolved(_)) => false,
         Err(e) => {
             ctx.error(e.to_string());
             false
