@@ -127,5 +127,5 @@ macro_rules! family_tests {
 
 family_tests!(
     strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc,
-    inventory, classes, vars, yaml
+    inventory, classes, vars, yaml, edges
 );

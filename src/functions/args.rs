@@ -167,8 +167,18 @@ pub fn regex(ctx: &mut CallCtx<'_>, re: &str) -> Result<Re, FnFail> {
 /// Rewrites non-ASCII characters as byte escapes so they match byte-wise, as PCRE without UTF does.
 fn bytewise(re: &str) -> String {
     let mut out = String::with_capacity(re.len());
+    let mut escaped = false;
     for c in re.chars() {
-        if c.is_ascii() {
+        if escaped {
+            escaped = false;
+            // PCRE's `\Z` (end, or before a final newline) has no Rust form: the strict end is used.
+            out.push(if c == 'Z' { 'z' } else { c });
+            continue;
+        }
+        if c == '\\' {
+            escaped = true;
+            out.push(c);
+        } else if c.is_ascii() {
             out.push(c);
         } else {
             let mut buf = [0u8; 4];

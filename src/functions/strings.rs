@@ -220,8 +220,8 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
                 let n = leading_int(text);
                 pad(signed(n.to_string(), &sp, n < 0), &sp, true)
             }
-            'x' => pad(format!("{:x}", leading_int(text)), &sp, true),
-            'o' => pad(format!("{:o}", leading_int(text)), &sp, true),
+            'x' => pad(format!("{:x}", leading_int(text) as i32 as u32), &sp, true),
+            'o' => pad(format!("{:o}", leading_int(text) as i32 as u32), &sp, true),
             _ => {
                 let f = leading_real(text);
                 let s = format!("{:.*}", sp.prec.unwrap_or(6), f);
