@@ -35,7 +35,13 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("maplist", true, maplist),
     def("maparray", true, maparray),
     def("expandrange", true, expandrange),
+    def("shuffle", true, shuffle),
 ];
+
+fn shuffle(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let items = list(ctx, "shuffle", &a[0])?;
+    slist(super::prng::shuffle(&items, a[1].text()))
+}
 
 fn list(ctx: &mut CallCtx<'_>, name: &str, a: &FnArg) -> Result<Vec<String>, FnFail> {
     Ok(elements(&collect_or_fail(ctx, name, a)?))

@@ -15,6 +15,7 @@ pub mod lists;
 pub mod math;
 pub mod mustache;
 pub mod net;
+pub mod prng;
 pub mod readers;
 pub mod regex;
 pub mod strings;
@@ -156,10 +157,6 @@ pub const NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "hash_to_int",
         "needs the agent's internal string hash, not reproduced yet",
-    ),
-    (
-        "shuffle",
-        "needs the agent's seeded PRNG sequence, not reproduced yet",
     ),
     (
         "splayclass",
