@@ -129,3 +129,24 @@ family_tests!(
     strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc,
     inventory, classes, vars, yaml, edges
 );
+
+#[test]
+fn splayclass_slots_match_the_agent() {
+    let text = std::fs::read_to_string(fncases::dir().join("splayclass.expected")).unwrap();
+    let cf = std::fs::read_to_string(fncases::dir().join("splayclass.cf")).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        // Computed context for 'alpha' splayclass: 'Min30_35'
+        let arg = line.split('\'').nth(1).unwrap();
+        let class = line.split('\'').nth(3).unwrap();
+        let hourly = !class.contains(".Hr");
+        assert!(cf.contains(&format!("splayclass(\"{arg}\"")));
+        assert_eq!(
+            cfsim::functions::classes::splay_class_name(arg, hourly),
+            class,
+            "{line}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 6);
+}

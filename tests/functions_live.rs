@@ -137,3 +137,29 @@ fn argument_error_recording_matches_live_cf_promises() {
     let want = std::fs::read_to_string(dir.join("arity.expected")).unwrap();
     assert_eq!(got, want, "arity.expected differs from live cf-promises");
 }
+
+#[test]
+fn splayclass_recording_matches_live_agent() {
+    let Some((_, agent)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir();
+    let out = Command::new(&agent)
+        .args(["-K", "-v", "-f", "./splayclass.cf"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let mut got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("Computed context"))
+        .filter_map(|l| l.split("verbose: ").nth(1).map(str::to_string))
+        .collect();
+    got.sort();
+    got.dedup();
+    let want: Vec<String> = std::fs::read_to_string(dir.join("splayclass.expected"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(got, want);
+}

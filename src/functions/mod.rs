@@ -158,10 +158,6 @@ pub const NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "hash_to_int",
         "needs the agent's internal string hash, not reproduced yet",
     ),
-    (
-        "splayclass",
-        "needs the agent's internal string hash, not reproduced yet",
-    ),
     ("hubknowledge", "queries a CFEngine hub over the network"),
     (
         "remotescalar",
