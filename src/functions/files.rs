@@ -307,12 +307,14 @@ fn file_hash(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     }
 }
 
+/// Exact (case-sensitive) comparison with the file's digest; a missing file hashes to zeros.
 fn hashmatch(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let Some(data) = ctx.host.read_file(a[0].text()) else {
-        return Ok(Value::context(false));
+    let algo = a[1].text();
+    let digest = match ctx.host.read_file(a[0].text()) {
+        Some(data) => digest_hex(algo, &data),
+        None => "0".repeat(digest_hex(algo, b"").len()),
     };
-    let digest = digest_hex(a[1].text(), &data);
-    Ok(Value::context(digest.eq_ignore_ascii_case(a[2].text())))
+    Ok(Value::context(digest == a[2].text()))
 }
 
 fn makerule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {

@@ -84,9 +84,11 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
         .into_iter()
         .filter(|v| full_match(&re, &v.qualified()))
         .filter(|v| {
-            tag_res
-                .iter()
-                .all(|t| v.tags.iter().any(|tag| full_match(t, tag)))
+            // as the agent does: with tag regexes, any of them matching any tag passes
+            tag_res.is_empty()
+                || tag_res
+                    .iter()
+                    .any(|t| v.tags.iter().any(|tag| full_match(t, tag)))
         })
         .collect();
     out.sort_by_key(|v| v.qualified());
