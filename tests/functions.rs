@@ -127,7 +127,7 @@ macro_rules! family_tests {
 
 family_tests!(
     strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc,
-    inventory, classes, vars, yaml, edges
+    inventory, classes, vars, yaml, edges, module
 );
 
 #[test]

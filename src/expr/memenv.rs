@@ -134,6 +134,14 @@ impl EvalEnv for MemEnv {
             (value, Vec::new()),
         );
     }
+    fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]) {
+        let ns = ns.unwrap_or(&self.ns).to_string();
+        self.classes.insert((ns, name.to_string()), tags.to_vec());
+    }
+    fn undefine_class(&mut self, name: &str) {
+        self.classes.retain(|(_, n), _| n != name);
+        self.local_classes.retain(|(n, _)| n != name);
+    }
     fn callstack_promisers(&self) -> Vec<String> {
         self.callstack.clone()
     }

@@ -175,10 +175,6 @@ pub const NOT_IMPLEMENTED: &[(&str, &str)] = &[
     ("ldapvalue", "queries an LDAP server"),
     ("regldap", "queries an LDAP server"),
     (
-        "read_module_protocol",
-        "defines classes/variables through the evaluator's module protocol",
-    ),
-    (
         "usemodule",
         "runs a module through the evaluator's module protocol",
     ),
