@@ -204,6 +204,11 @@ pub fn skips_on_unresolved(name: &str, nargs: usize) -> bool {
 const MIN_ARGS: &[(&str, usize, Option<&str>)] = &[
     ("basename", 1, Some("Function basename requires a filename as first arg!")),
     ("classfiltercsv", 3, None),
+    ("classesmatching", 1, Some("Fatal CFEngine error: Function 'classesmatching' requires at least one argument")),
+    ("classmatch", 1, Some("Fatal CFEngine error: Function 'classmatch' requires at least one argument")),
+    ("countclassesmatching", 1, Some("Fatal CFEngine error: Function 'countclassesmatching' requires at least one argument")),
+    ("variablesmatching", 1, Some("Fatal CFEngine error: Function 'variablesmatching' requires at least one argument")),
+    ("variablesmatching_as_data", 1, Some("Fatal CFEngine error: Function 'variablesmatching_as_data' requires at least one argument")),
     ("eval", 1, Some("Fatal CFEngine error: in built-in FnCall eval: missing first argument, an evaluation input")),
     ("execresult", 1, None),
     ("execresult_as_data", 1, None),
