@@ -39,12 +39,18 @@ impl MemEnv {
 
     /// Sets a variable of the current bundle (`lval` may be `arr[k]`, or `b.v` for another bundle).
     pub fn set(&mut self, lval: &str, value: Value) {
+        self.set_with_tags(lval, value, &[]);
+    }
+
+    /// Like [`MemEnv::set`], with meta tags (`source=promise` for promise-defined variables).
+    pub fn set_with_tags(&mut self, lval: &str, value: Value, tags: &[&str]) {
         let (scope, lval) = match lval.split_once('.') {
             Some((s, l)) if !s.contains('[') => (s.to_string(), l.to_string()),
             _ => (self.bundle.clone(), lval.to_string()),
         };
+        let tags = tags.iter().map(|t| t.to_string()).collect();
         self.vars
-            .insert((self.ns.clone(), scope, lval), (value, Vec::new()));
+            .insert((self.ns.clone(), scope, lval), (value, tags));
     }
 
     /// Defines a bundle-local class (as `classes:` promises of an agent bundle do).

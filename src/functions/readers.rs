@@ -317,14 +317,12 @@ fn define_array(
             row.first().cloned().unwrap_or_default()
         };
         for (j, f) in row.into_iter().enumerate() {
-            if kind != ListKind::Slist && j > 0 {
-                let ok = match kind {
-                    ListKind::Ilist => parse_int(&f).is_some(),
-                    _ => parse_real(&f).is_some(),
-                };
-                if !ok {
-                    return Err(ctx.fail(format!("Could not convert '{f}' to a number")));
-                }
+            if kind == ListKind::Ilist && parse_int(&f).is_none() {
+                ctx.error(format!("Failed to parse integer number: {f}"));
+                return Err(ctx.fail("Fatal CFEngine error: Could not convert token to int"));
+            }
+            if kind == ListKind::Rlist && parse_real(&f).is_none() {
+                return Err(ctx.fail("Fatal CFEngine error: Could not convert token to real"));
             }
             let lval = format!("{}[{key}][{j}]", r.lval());
             ctx.env.define_var(&ns, &scope, &lval, Value::str(f));

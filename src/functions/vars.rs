@@ -64,9 +64,9 @@ fn find_var(ctx: &CallCtx<'_>, name: &str) -> Option<VarInfo> {
 }
 
 fn getvariablemetatags(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let tags = find_var(ctx, a[0].text())
-        .map(|v| v.tags)
-        .unwrap_or_default();
+    let Some(tags) = find_var(ctx, a[0].text()).map(|v| v.tags) else {
+        return Err(FnFail);
+    };
     Ok(Value::slist(filter_tags(tags, a.get(1).map(FnArg::text))))
 }
 

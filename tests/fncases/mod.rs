@@ -155,7 +155,7 @@ pub fn read_cases_in(base: &Path, family: &str) -> Result<CaseFile, String> {
                     }
                     other => other,
                 };
-                env.set(&name, v);
+                env.set_with_tags(&name, v, &["source=promise"]);
             }
             "class" => {
                 let mut parts = rest.split_whitespace();
