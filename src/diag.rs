@@ -20,6 +20,11 @@ pub struct Diagnostic {
     pub column: Option<u32>,
     /// Whether the source line and caret follow (cf-promises' policy checks print the header line only).
     pub snippet: bool,
+    /// Offset whose line is shown as the snippet when it is not the line of `offset` (a token spanning
+    /// lines is reported on the line where it ends with the text of the line where it starts).
+    pub snippet_offset: Option<u32>,
+    /// A fatal parse error: cf-promises prints `path: LINE,COL: Fatal error during parsing: MSG` and stops.
+    pub fatal: bool,
 }
 
 impl Diagnostic {
@@ -30,6 +35,8 @@ impl Diagnostic {
             offset,
             column: None,
             snippet: true,
+            snippet_offset: None,
+            fatal: false,
         }
     }
 
@@ -41,6 +48,8 @@ impl Diagnostic {
             offset,
             column,
             snippet: false,
+            snippet_offset: None,
+            fatal: false,
         }
     }
 
@@ -51,6 +60,8 @@ impl Diagnostic {
             offset,
             column: None,
             snippet: true,
+            snippet_offset: None,
+            fatal: false,
         }
     }
 
@@ -63,25 +74,30 @@ impl Diagnostic {
     pub fn render(&self, file: &SourceFile) -> String {
         let (line, col) = file.lines.line_col(self.offset);
         let col = self.column.map(|c| c as usize).unwrap_or(col);
+        if self.fatal {
+            return format!(
+                "{}: {},{}: Fatal error during parsing: {}\n",
+                file.path, line, col, self.message
+            );
+        }
         let sev = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        if !self.snippet {
+        // cf-promises prints no source line for messages on line 1 (its line buffer is not filled yet).
+        if !self.snippet || line == 1 {
             return format!(
                 "{}:{}:{}: {}: {}\n",
                 file.path, line, col, sev, self.message
             );
         }
-        let text = file.line_text(file.lines.physical_line_col(self.offset).0);
+        let shown = self.snippet_offset.unwrap_or(self.offset);
+        let text = file.line_text(file.lines.physical_line_col(shown).0);
         let text = text.strip_suffix('\r').unwrap_or(text);
         // cf-promises prints the line as a C string: it ends at a NUL byte.
         let text = text.split('\0').next().unwrap_or("");
-        let caret_pad: String = text
-            .bytes()
-            .take(col.saturating_sub(1))
-            .map(|b| if b == b'\t' { '\t' } else { ' ' })
-            .collect();
+        // cf-promises pads the caret with spaces (`printf("%*s")`), tabs included.
+        let caret_pad = " ".repeat(col.saturating_sub(1));
         format!(
             "{}:{}:{}: {}: {}\n{}\n{}^\n",
             file.path, line, col, sev, self.message, text, caret_pad

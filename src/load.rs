@@ -162,22 +162,42 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// Run the policy checks over every loaded file (appending to each file's diagnostics), then the
-/// cross-file duplicate check. Returns whether any error was found.
-pub fn check_all(files: &mut [Loaded]) -> bool {
-    for l in files.iter_mut() {
-        let extra = crate::syntax::validate::validate_file(&l.policy, &l.file);
-        l.diags.extend(extra);
+/// Every message of the checks, in the order cf-promises prints them.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    /// (file index, diagnostic) for stderr.
+    pub diags: Vec<(usize, Diagnostic)>,
+    /// Lines cf-promises logs on stdout as `   error: LINE`.
+    pub log: Vec<String>,
+}
+
+impl CheckReport {
+    /// Whether any error (not a warning) was found.
+    pub fn has_errors(&self) -> bool {
+        self.diags
+            .iter()
+            .any(|(_, d)| d.severity == crate::diag::Severity::Error)
     }
-    let dups = {
+}
+
+/// Run the checks over every loaded file: per file its syntax errors and parse-time checks in source order;
+/// then, when there was no error at all, the post-parse policy check.
+pub fn check_all(files: &[Loaded]) -> CheckReport {
+    let mut report = CheckReport::default();
+    for (i, l) in files.iter().enumerate() {
+        let checks = crate::syntax::validate::parse_time_checks(&l.policy, &l.file);
+        let mut diags: Vec<Diagnostic> = l.diags.clone();
+        diags.extend(checks.diags);
+        diags.sort_by_key(|d| d.offset);
+        report.diags.extend(diags.into_iter().map(|d| (i, d)));
+        report.log.extend(checks.log);
+    }
+    if !report.has_errors() {
         let refs: Vec<(&Policy, &SourceFile)> =
             files.iter().map(|l| (&l.policy, &l.file)).collect();
-        crate::syntax::validate::validate_duplicates(&refs)
-    };
-    for (i, d) in dups {
-        if let Some(l) = files.get_mut(i) {
-            l.diags.push(d);
-        }
+        report
+            .diags
+            .extend(crate::syntax::validate::post_parse_checks(&refs));
     }
-    files.iter().any(|l| !l.diags.is_empty())
+    report
 }

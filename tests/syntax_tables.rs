@@ -163,6 +163,15 @@ fn lookups_outside_the_tables() {
         tables::lookup_promise_type("common", "files"),
         PromiseTypeLookup::Custom
     );
+    // Like CFEngine's PromiseTypeSyntaxGet: the common promise types exist in every bundle type, known or not.
+    assert!(matches!(
+        tables::lookup_promise_type("knowledge", "vars"),
+        PromiseTypeLookup::BuiltIn(s) if s.name == "vars"
+    ));
+    assert_eq!(
+        tables::lookup_promise_type("knowledge", "files"),
+        PromiseTypeLookup::Custom
+    );
     assert_eq!(
         tables::promise_attr("agent", "mytype", "if").map(|a| a.ty),
         Some(DataType::String)

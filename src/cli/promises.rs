@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use crate::load::{load_one, load_with_inputs, Loaded};
-use crate::syntax::{json, print};
+use crate::syntax::{check, json, print};
 
 /// Policy output format of `-p`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,21 +44,34 @@ pub fn run(opts: &Options) -> u8 {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
-    let mut files = match load_with_inputs(&opts.file) {
+    let files = match load_with_inputs(&opts.file) {
         Ok(f) => f,
         Err(e) => {
             log_error(&mut out, &e.to_string());
             return 2;
         }
     };
-    let invalid = crate::load::check_all(&mut files);
-    for l in &files {
-        for d in &l.diags {
-            let _ = err.write_all(d.render(&l.file).as_bytes());
+    let report = crate::load::check_all(&files);
+    let mut errors = 0usize;
+    for (i, d) in &report.diags {
+        let Some(l) = files.get(*i) else { continue };
+        let _ = err.write_all(d.render(&l.file).as_bytes());
+        if d.fatal {
+            return 1;
+        }
+        if d.severity == crate::diag::Severity::Error {
+            errors += 1;
+            if errors > check::MAX_ERRORS {
+                let _ = writeln!(err, "{}", check::TOO_MANY_ERRORS);
+                break;
+            }
         }
     }
-    if invalid {
-        log_error(&mut out, "There are syntax errors in policy files");
+    for line in &report.log {
+        log_error(&mut out, line);
+    }
+    if report.has_errors() {
+        log_error(&mut out, check::SYNTAX_ERRORS_SUMMARY);
         return 1;
     }
     let entry: Option<&Loaded> = files.first();

@@ -130,6 +130,24 @@ pub struct Body {
     pub span: Span,
 }
 
+impl Body {
+    /// The attributes in force: a repeated attribute under the same guard replaces the earlier one in
+    /// place (what cf-promises keeps, and prints with `-p json`); `attrs` keeps every one for the checks.
+    pub fn effective_attrs(&self) -> Vec<&BodyAttr> {
+        let mut out: Vec<&BodyAttr> = Vec::with_capacity(self.attrs.len());
+        for a in &self.attrs {
+            match out
+                .iter_mut()
+                .find(|o| o.constraint.lval == a.constraint.lval && o.guard.expr == a.guard.expr)
+            {
+                Some(slot) => *slot = a,
+                None => out.push(a),
+            }
+        }
+        out
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyAttr {
     pub guard: Guard,

@@ -160,7 +160,7 @@ fn promisee(r: &Rval) -> Value {
         Rval::List(items, _) => Value::Array(items.iter().map(promisee).collect()),
         Rval::Scalar(s) => cf_str(&s.value),
         Rval::Call(c) => cf_str(&c.name),
-        Rval::Data(v, _) => v.clone(),
+        Rval::Data(v, _) => reals_as_cf(v),
     }
 }
 
@@ -197,7 +197,27 @@ fn rval(r: &Rval, in_bundle: bool) -> Value {
             ("name", json!(c.name)),
             ("type", json!("functionCall")),
         ]),
-        Rval::Data(v, _) => v.clone(),
+        Rval::Data(v, _) => reals_as_cf(v),
+    }
+}
+
+/// cf-promises writes real numbers of data containers with four decimals (`2.5` → `2.5000`).
+fn reals_as_cf(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => {
+            let text = n.to_string();
+            if text.contains(['.', 'e', 'E']) {
+                let f = n.as_f64().unwrap_or(0.0);
+                serde_json::from_str(&format!("{f:.4}")).unwrap_or_else(|_| v.clone())
+            } else {
+                v.clone()
+            }
+        }
+        Value::Array(a) => Value::Array(a.iter().map(reals_as_cf).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, x)| (k.clone(), reals_as_cf(x))).collect())
+        }
+        other => other.clone(),
     }
 }
 
@@ -205,7 +225,7 @@ fn body(cx: &Ctx, b: &Body) -> Value {
     let mut contexts: Vec<Value> = Vec::new();
     let mut name = "any".to_string();
     let mut attrs: Vec<Value> = Vec::new();
-    for a in &b.attrs {
+    for a in b.effective_attrs() {
         if a.guard.expr != name {
             contexts.push(obj(vec![
                 ("attributes", Value::Array(std::mem::take(&mut attrs))),

@@ -15,7 +15,12 @@ pub struct Lowerer<'d> {
     pub base: usize,
     pub namespace: String,
     pub diags: &'d mut Vec<Diagnostic>,
+    /// Function calls currently open around the rval being lowered.
+    pub call_depth: usize,
 }
+
+/// cf-promises' parser refuses function calls nested deeper than this (fatal parse error).
+pub const MAX_CALL_NESTING: usize = 9;
 
 fn internal(pair: &Pair<'_, Rule>, base: usize) -> Diagnostic {
     Diagnostic::error(
@@ -219,10 +224,21 @@ impl Lowerer<'_> {
                 let name = head.as_str().to_string();
                 match inner.next() {
                     Some(args) => {
+                        if self.call_depth >= MAX_CALL_NESTING {
+                            let mut d = Diagnostic::error(
+                                (args.as_span().start() + self.base + 1) as u32,
+                                "Nesting of functions is deeper than recommended, near token '('",
+                            );
+                            d.fatal = true;
+                            self.diags.push(d);
+                            return None;
+                        }
+                        self.call_depth += 1;
                         let args = args
                             .into_inner()
                             .filter_map(|a| self.lower_rval(a))
                             .collect();
+                        self.call_depth -= 1;
                         Some(Rval::Call(Call { name, args, span }))
                     }
                     None => Some(Rval::Scalar(Scalar {
@@ -274,14 +290,7 @@ impl Lowerer<'_> {
                             var_guard: var_guard.clone(),
                             constraint: c,
                         };
-                        // A repeated attribute under the same guard replaces the earlier one in place.
-                        match attrs.iter_mut().find(|a: &&mut BodyAttr| {
-                            a.constraint.lval == attr.constraint.lval
-                                && a.guard.expr == attr.guard.expr
-                        }) {
-                            Some(old) => *old = attr,
-                            None => attrs.push(attr),
-                        }
+                        attrs.push(attr);
                     }
                 }
                 _ => {}

@@ -2,7 +2,7 @@
 //! cf-promises style syntax errors with resynchronisation at the next top-level block.
 
 pub mod ast;
-pub mod class_check;
+pub mod check;
 pub mod functions_gen;
 pub mod json;
 pub mod lower;
@@ -73,6 +73,7 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
         base: 0,
         namespace: "default".to_string(),
         diags: &mut diags,
+        call_depth: 0,
     };
     // Happy path: the whole file in one parse (pest indexes the input once per parse).
     if let Ok(pairs) = CfParser::parse(Rule::file, text) {
@@ -122,6 +123,9 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
                         at = q;
                     }
                 }
+                if let Some(d) = broken_bundle_header_type(text, pos) {
+                    low.diags.push(d);
+                }
                 low.diags.extend(syntax_error(text, at, &e));
                 pos = resync(text, at);
             }
@@ -157,6 +161,25 @@ fn lower_block(
         }
         _ => {}
     }
+}
+
+/// A bundle header whose parse failed still has its type checked first (`bundle main {` reports "Unknown
+/// bundle type 'main'" before the syntax error), as cf-promises' parser does.
+fn broken_bundle_header_type(text: &str, pos: usize) -> Option<Diagnostic> {
+    let rest = text.get(pos..)?;
+    let start = pos + (rest.len() - rest.trim_start().len());
+    let after = text.get(start..)?.strip_prefix("bundle")?;
+    let word_start = start + 6 + (after.len() - after.trim_start().len());
+    let word: String = text
+        .get(word_start..)?
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+        .collect();
+    if word.is_empty() {
+        return None;
+    }
+    check::check_bundle_type(&word)
+        .map(|e| Diagnostic::check((word_start + word.len()) as u32, None, e.message))
 }
 
 /// Whether `text` holds only whitespace and `#` comments.
@@ -278,7 +301,7 @@ fn unterminated_string(text: &str, from: usize) -> Option<usize> {
 }
 
 /// End offset of the token starting at `at` (cf-promises points after the offending token).
-fn token_end(text: &str, at: usize) -> usize {
+pub(crate) fn token_end(text: &str, at: usize) -> usize {
     let rest = text.get(at..).unwrap_or("");
     let mut chars = rest.char_indices();
     let Some((_, c)) = chars.next() else {
@@ -327,12 +350,12 @@ fn syntax_error(text: &str, at: usize, e: &pest::error::Error<Rule>) -> Vec<Diag
         _ => Vec::new(),
     };
     let want = |r: Rule| expected.contains(&r);
-    let detail = if want(Rule::promise_end) && got.starts_with(['"', '\'', '`']) {
+    let detail = if got == "," && want(Rule::constraint) {
+        "Expected attribute, got ',' (comma after promiser is not allowed since 3.5.0)".to_string()
+    } else if want(Rule::promise_end) && got.starts_with(['"', '\'', '`']) {
         format!("Check previous line, Expected ';', got '{got}'")
     } else if want(Rule::promise_end) {
         format!("Expected ';', got '{got}'")
-    } else if got == "," && want(Rule::constraint) {
-        "Expected attribute, got ',' (comma after promiser is not allowed since 3.5.0)".to_string()
     } else if want(Rule::callish) || want(Rule::list) {
         format!("Invalid r-value type '{got}'")
     } else if want(Rule::promise) || want(Rule::promise_type) {

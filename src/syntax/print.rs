@@ -156,7 +156,7 @@ fn body(out: &mut String, b: &Body) {
     args(out, &b.params);
     out.push_str("\n{\n");
     let mut current: Option<(&str, Option<&str>)> = None;
-    for a in &b.attrs {
+    for a in b.effective_attrs() {
         let g = (
             a.guard.expr.as_str(),
             a.var_guard.as_ref().map(|v| v.value.as_str()),

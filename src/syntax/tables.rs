@@ -294,9 +294,13 @@ pub enum PromiseTypeLookup {
     Custom,
 }
 
-/// Classify `promise_type` inside a bundle of type `bundle_type`.
+/// Classify `promise_type` inside a bundle of type `bundle_type`, as CFEngine's `PromiseTypeSyntaxGet` does:
+/// the types of the bundle type, else the common ones (`vars`, `classes`, `meta`, `defaults`, `reports`, which
+/// are exactly the promise types of bundle type `common`), whatever the bundle type.
 pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseTypeLookup {
-    if promise_type_allowed(bundle_type, promise_type) {
+    if promise_type_allowed(bundle_type, promise_type)
+        || promise_type_allowed("common", promise_type)
+    {
         if let Some(spec) = self::promise_type(promise_type) {
             return PromiseTypeLookup::BuiltIn(spec);
         }
