@@ -102,3 +102,64 @@ fn recordings_match_the_live_agent() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+#[test]
+fn argument_error_recording_matches_live_cf_promises() {
+    let Some((promises, _)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir();
+    let list = std::fs::read_to_string(dir.join("arity.list")).unwrap();
+    let mut got = String::new();
+    let tmp = std::env::temp_dir().join(format!("cfsim-arity-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for line in list
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (ty, call) = line.split_once(' ').unwrap();
+        std::fs::write(
+            tmp.join("x.cf"),
+            format!("bundle agent main\n{{\nvars:\n  \"x\" {ty} => {call};\n}}\n"),
+        )
+        .unwrap();
+        let out = Command::new(&promises)
+            .args(["-c", "-f", "./x.cf"])
+            .current_dir(&tmp)
+            .output()
+            .unwrap();
+        got.push_str(&format!("== {call}\n"));
+        got.push_str(&String::from_utf8_lossy(&out.stdout));
+        got.push_str(&String::from_utf8_lossy(&out.stderr));
+        got.push_str(&format!("exit {}\n", out.status.code().unwrap_or(-1)));
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    let want = std::fs::read_to_string(dir.join("arity.expected")).unwrap();
+    assert_eq!(got, want, "arity.expected differs from live cf-promises");
+}
+
+#[test]
+fn splayclass_recording_matches_live_agent() {
+    let Some((_, agent)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir();
+    let out = Command::new(&agent)
+        .args(["-K", "-v", "-f", "./splayclass.cf"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let mut got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("Computed context"))
+        .filter_map(|l| l.split("verbose: ").nth(1).map(str::to_string))
+        .collect();
+    got.sort();
+    got.dedup();
+    let want: Vec<String> = std::fs::read_to_string(dir.join("splayclass.expected"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(got, want);
+}

@@ -31,6 +31,9 @@ pub enum ClassExprError {
     Whitespace(String),
     /// Anything the parser rejects (`a.`, `!!a`, `(a`, empty).
     Syntax(String),
+    /// The expanded text still contains `$`/`@` (an unresolved variable): an ERROR the agent does not
+    /// log (`if` skips, `unless` runs in pass 3).
+    Unresolved(String),
 }
 
 impl std::fmt::Display for ClassExprError {
@@ -41,6 +44,9 @@ impl std::fmt::Display for ClassExprError {
                 "class expressions can't be separated by whitespace without an intervening operator in expression '{e}'"
             ),
             ClassExprError::Syntax(e) => write!(f, "Unable to parse class expression '{e}'"),
+            ClassExprError::Unresolved(e) => {
+                write!(f, "class expression '{e}' contains unresolved variables")
+            }
         }
     }
 }
@@ -89,10 +95,24 @@ fn strip_whitespace(expr: &str) -> Result<String, ClassExprError> {
     Ok(out)
 }
 
+/// Deepest parenthesis nesting accepted (deeper is a syntax error, not a stack overflow).
+pub const MAX_NESTING: usize = 256;
+
 /// Parses an expanded class expression.
 pub fn parse(expr: &str) -> Result<ClassExpr, ClassExprError> {
     let text = strip_whitespace(expr)?;
     let syntax = || ClassExprError::Syntax(expr.to_string());
+    let mut depth = 0usize;
+    for b in text.bytes() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Err(syntax());
+        }
+    }
     let mut pairs = ClassExprParser::parse(Rule::top, &text).map_err(|_| syntax())?;
     let top = pairs.next().ok_or_else(syntax)?;
     let consumed = top.as_span().end();
@@ -147,7 +167,7 @@ fn name_defined(n: &str, env: &dyn EvalEnv) -> bool {
 /// Parses and evaluates an already expanded expression. A `$`/`@` left in it is an error.
 pub fn eval_str(expr: &str, env: &dyn EvalEnv) -> Result<bool, ClassExprError> {
     if expr.contains('$') || expr.contains('@') {
-        return Err(ClassExprError::Syntax(expr.to_string()));
+        return Err(ClassExprError::Unresolved(expr.to_string()));
     }
     Ok(parse(expr)?.eval(env))
 }

@@ -69,6 +69,10 @@ pub trait EvalEnv: VarLookup {
     fn bundles(&self) -> Vec<BundleInfo>;
     /// Defines (or replaces) a variable, e.g. the capture array of `regextract`.
     fn define_var(&mut self, ns: &str, scope: &str, lval: &str, value: Value);
+    /// Defines a class (`read_module_protocol`); `ns` `None` = the current namespace.
+    fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]);
+    /// Undefines a class (`-name` in module protocol lines).
+    fn undefine_class(&mut self, name: &str);
     /// Promisers of the enclosing `methods` promises, outermost first.
     fn callstack_promisers(&self) -> Vec<String>;
     /// The call stack as `callstack_callers()` reports it (array of frame objects, innermost first).

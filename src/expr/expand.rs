@@ -196,11 +196,23 @@ pub fn naked_list_name(s: &str) -> Option<&str> {
     (!inner.is_empty()).then_some(inner)
 }
 
-/// Splices `@(list)` elements into a list: each element that is exactly `@(x)` with `x` a list (or
-/// container) is replaced by its elements; other elements are expanded as scalars.
+/// Splices `@(list)` elements into a list: each element that is exactly `@(x)` (or `$(x)` naming a
+/// list) with `x` a list (or container) is replaced by its elements; other elements are expanded as
+/// scalars; an unresolved `@(x)` stays literally.
 pub fn expand_list(items: &[String], env: &dyn VarLookup) -> Vec<String> {
     let mut out = Vec::new();
     for it in items {
+        let dollar = it
+            .strip_prefix("$(")
+            .and_then(|r| r.strip_suffix(')'))
+            .filter(|_| reference_end(it, 0) == Some(it.len()));
+        if let Some(name) = dollar {
+            let name = expand_scalar(name, env).text;
+            if let Resolved::Iterable(v) = resolve(env, &name) {
+                out.extend(v);
+                continue;
+            }
+        }
         if let Some(name) = naked_list_name(it) {
             let name = expand_scalar(name, env).text;
             match resolve(env, &name) {

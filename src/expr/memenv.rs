@@ -39,12 +39,18 @@ impl MemEnv {
 
     /// Sets a variable of the current bundle (`lval` may be `arr[k]`, or `b.v` for another bundle).
     pub fn set(&mut self, lval: &str, value: Value) {
+        self.set_with_tags(lval, value, &[]);
+    }
+
+    /// Like [`MemEnv::set`], with meta tags (`source=promise` for promise-defined variables).
+    pub fn set_with_tags(&mut self, lval: &str, value: Value, tags: &[&str]) {
         let (scope, lval) = match lval.split_once('.') {
             Some((s, l)) if !s.contains('[') => (s.to_string(), l.to_string()),
             _ => (self.bundle.clone(), lval.to_string()),
         };
+        let tags = tags.iter().map(|t| t.to_string()).collect();
         self.vars
-            .insert((self.ns.clone(), scope, lval), (value, Vec::new()));
+            .insert((self.ns.clone(), scope, lval), (value, tags));
     }
 
     /// Defines a bundle-local class (as `classes:` promises of an agent bundle do).
@@ -133,6 +139,14 @@ impl EvalEnv for MemEnv {
             (ns.to_string(), scope.to_string(), lval.to_string()),
             (value, Vec::new()),
         );
+    }
+    fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]) {
+        let ns = ns.unwrap_or(&self.ns).to_string();
+        self.classes.insert((ns, name.to_string()), tags.to_vec());
+    }
+    fn undefine_class(&mut self, name: &str) {
+        self.classes.retain(|(_, n), _| n != name);
+        self.local_classes.retain(|(n, _)| n != name);
     }
     fn callstack_promisers(&self) -> Vec<String> {
         self.callstack.clone()

@@ -12,6 +12,10 @@ use crate::value::{json_leaf_string, parse_int, parse_real, Value};
 /// `None` when `text` is an int inside `range` (`"lo,hi"`), else the agent's complaint.
 pub fn check_int_range(text: &str, range: &str) -> Option<&'static str> {
     let Some(v) = parse_int(text) else {
+        let digits = text.trim().trim_start_matches(['-', '+']);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Some("Integer is out of range");
+        }
         return Some("Cannot parse value as integer");
     };
     let (lo, hi) = range.split_once(',')?;
@@ -163,8 +167,18 @@ pub fn regex(ctx: &mut CallCtx<'_>, re: &str) -> Result<Re, FnFail> {
 /// Rewrites non-ASCII characters as byte escapes so they match byte-wise, as PCRE without UTF does.
 fn bytewise(re: &str) -> String {
     let mut out = String::with_capacity(re.len());
+    let mut escaped = false;
     for c in re.chars() {
-        if c.is_ascii() {
+        if escaped {
+            escaped = false;
+            // PCRE's `\Z` (end, or before a final newline) has no Rust form: the strict end is used.
+            out.push(if c == 'Z' { 'z' } else { c });
+            continue;
+        }
+        if c == '\\' {
+            escaped = true;
+            out.push(c);
+        } else if c.is_ascii() {
             out.push(c);
         } else {
             let mut buf = [0u8; 4];

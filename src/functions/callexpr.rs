@@ -1,7 +1,7 @@
 //! A function-call expression as written in policy (`join(",", getindices("d"))`): a small parser for
 //! quoted-string and nested-call arguments, and `eval_call`, which evaluates arguments (expansion, `@(x)`
-//! passing, nested calls), applies the unresolved-argument rule and calls through the table. The
-//! evaluator uses `eval_args_then_call` with its own AST; tests and `cfsim functions --eval` use this.
+//! passing, nested calls), applies the unresolved-argument rule and calls through the table. An
+//! evaluator with its own AST evaluates the arguments itself and calls [`call_evaluated`].
 
 use super::cache::FnCache;
 use super::{skips_on_unresolved, CallCtx, CallOutcome, FnArg};
@@ -243,6 +243,26 @@ fn map_with_call(
     EvalOutcome::Value(Value::slist(out))
 }
 
+/// Calls `name` with arguments an evaluator already evaluated: applies the unresolved-argument rule
+/// (skip this pass, except 3-argument `ifelse` and the mapping functions) and the per-run cache.
+pub fn call_evaluated(
+    ctx: &mut CallCtx<'_>,
+    name: &str,
+    args: &[FnArg],
+    any_unresolved: bool,
+    cache: &mut FnCache,
+) -> EvalOutcome {
+    if any_unresolved && skips_on_unresolved(name, args.len()) {
+        return EvalOutcome::Unresolved;
+    }
+    match cache.call(ctx, name, args) {
+        CallOutcome::Value(v) => EvalOutcome::Value(v),
+        CallOutcome::Failed => EvalOutcome::Failed,
+        CallOutcome::Unknown => EvalOutcome::Unknown,
+        CallOutcome::NotImplemented => EvalOutcome::NotImplemented,
+    }
+}
+
 /// Evaluates arguments and calls (through `cache` when given).
 pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) -> EvalOutcome {
     if matches!(call.name.as_str(), "maplist" | "maparray") && call.args.len() == 2 {
@@ -268,15 +288,7 @@ pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) ->
             },
         }
     }
-    if unresolved && skips_on_unresolved(&call.name, args.len()) {
-        return EvalOutcome::Unresolved;
-    }
-    match cache.call(ctx, &call.name, &args) {
-        CallOutcome::Value(v) => EvalOutcome::Value(v),
-        CallOutcome::Failed => EvalOutcome::Failed,
-        CallOutcome::Unknown => EvalOutcome::Unknown,
-        CallOutcome::NotImplemented => EvalOutcome::NotImplemented,
-    }
+    call_evaluated(ctx, &call.name, &args, unresolved, cache)
 }
 
 #[cfg(test)]

@@ -28,12 +28,42 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("cf_version_before", true, cf_version_before),
     def("cf_version_at", true, cf_version_at),
     def("cf_version_between", true, cf_version_between),
+    def("splayclass", true, splayclass),
 ];
+
+/// The time-slot class `splayclass(s, policy)` tests: 5-minute slot in the hour (`hourly`) or in the
+/// day (`daily`, with its hour), from the agent's string hash of `s`.
+pub fn splay_class_name(s: &str, hourly: bool) -> String {
+    const SPLAY: u32 = 8192;
+    let h = super::prng::string_hash(s, 0) & (SPLAY - 1);
+    if hourly {
+        let slot = h * 12 / SPLAY;
+        format!("Min{:02}_{:02}", slot * 5, ((slot + 1) * 5) % 60)
+    } else {
+        let dayslot = h * 12 * 24 / SPLAY;
+        let (hour, slot) = (dayslot / 12, dayslot % 12);
+        format!(
+            "Min{:02}_{:02}.Hr{hour:02}",
+            slot * 5,
+            ((slot + 1) * 5) % 60
+        )
+    }
+}
+
+fn splayclass(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let name = splay_class_name(a[0].text(), a[1].text() == "hourly");
+    ctx.verbose(format!(
+        "Computed context for '{}' splayclass: '{name}'",
+        a[0].text()
+    ));
+    Ok(Value::context(class_arg(ctx, &name)))
+}
 
 /// Evaluates one class-expression argument; a parse error is logged and counts as false.
 pub fn class_arg(ctx: &mut CallCtx<'_>, expr: &str) -> bool {
     match classexpr::eval_str(expr, &*ctx.env) {
         Ok(b) => b,
+        Err(classexpr::ClassExprError::Unresolved(_)) => false,
         Err(e) => {
             ctx.error(e.to_string());
             false

@@ -19,7 +19,23 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("mapdata", true, mapdata),
     def("data_expand", true, data_expand),
     def("classfiltercsv", false, classfiltercsv),
+    def("parseyaml", true, parseyaml),
 ];
+
+/// Parses YAML text that must give a container (`crate::yaml` converts scalars as libyaml does).
+pub fn parse_yaml_container(ctx: &mut CallCtx<'_>, text: &str) -> Result<Json, FnFail> {
+    match crate::yaml::parse(text) {
+        Ok(j @ (Json::Object(_) | Json::Array(_))) => Ok(j),
+        Ok(_) => Err(ctx.fail(format!(
+            "Non-container from parsing YAML expression '{text}'"
+        ))),
+        Err(e) => Err(ctx.fail(format!("Error parsing YAML expression '{text}': {e}"))),
+    }
+}
+
+fn parseyaml(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::Data(parse_yaml_container(ctx, a[0].text())?))
+}
 
 /// Parses JSON text that must be a container, logging the agent's errors.
 pub fn parse_container(ctx: &mut CallCtx<'_>, text: &str) -> Result<Json, FnFail> {

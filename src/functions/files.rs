@@ -52,7 +52,7 @@ fn filesexist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 fn isdir(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::context(
-        stat(ctx, a[0].text()).is_some_and(|s| s.is_dir),
+        lstat(ctx, a[0].text()).is_some_and(|s| s.is_dir && !s.is_symlink),
     ))
 }
 
@@ -69,37 +69,42 @@ fn islink(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn isexecutable(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    if lstat(ctx, a[0].text()).is_none() {
+        return Ok(Value::context(false));
+    }
     Ok(Value::context(
         stat(ctx, a[0].text()).is_some_and(|s| s.mode & 0o111 != 0),
     ))
 }
 
-fn compare_times(ctx: &CallCtx<'_>, a: &[FnArg], f: fn(&FileStat) -> i64) -> Option<bool> {
-    let x = stat(ctx, a[0].text())?;
-    let y = stat(ctx, a[1].text())?;
-    Some(f(&x) > f(&y))
+/// `stat` both files (the call fails when either is missing) and compare one time field.
+fn compare_times(
+    ctx: &CallCtx<'_>,
+    a: &[FnArg],
+    f: fn(&FileStat) -> i64,
+    cmp: fn(i64, i64) -> bool,
+) -> FnResult {
+    let (Some(x), Some(y)) = (stat(ctx, a[0].text()), stat(ctx, a[1].text())) else {
+        return Err(FnFail);
+    };
+    Ok(Value::context(cmp(f(&x), f(&y))))
 }
 
 fn isnewerthan(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    Ok(Value::context(
-        compare_times(ctx, a, |s| s.mtime).unwrap_or(false),
-    ))
+    compare_times(ctx, a, |s| s.mtime, |x, y| x > y)
 }
 
 fn accessedbefore(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    Ok(Value::context(
-        compare_times(ctx, &[a[1].clone(), a[0].clone()], |s| s.atime).unwrap_or(false),
-    ))
+    compare_times(ctx, a, |s| s.atime, |x, y| x < y)
 }
 
+/// As the agent computes it: true when the first file's ctime is *later* than the second's.
 fn changedbefore(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    Ok(Value::context(
-        compare_times(ctx, &[a[1].clone(), a[0].clone()], |s| s.ctime).unwrap_or(false),
-    ))
+    compare_times(ctx, a, |s| s.ctime, |x, y| x > y)
 }
 
 fn filesize(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    match stat(ctx, a[0].text()) {
+    match lstat(ctx, a[0].text()) {
         Some(s) => Ok(Value::int(s.size as i64)),
         None => Err(FnFail),
     }
@@ -302,12 +307,14 @@ fn file_hash(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     }
 }
 
+/// Exact (case-sensitive) comparison with the file's digest; a missing file hashes to zeros.
 fn hashmatch(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let Some(data) = ctx.host.read_file(a[0].text()) else {
-        return Ok(Value::context(false));
+    let algo = a[1].text();
+    let digest = match ctx.host.read_file(a[0].text()) {
+        Some(data) => digest_hex(algo, &data),
+        None => "0".repeat(digest_hex(algo, b"").len()),
     };
-    let digest = digest_hex(a[1].text(), &data);
-    Ok(Value::context(digest.eq_ignore_ascii_case(a[2].text())))
+    Ok(Value::context(digest == a[2].text()))
 }
 
 fn makerule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -325,6 +332,12 @@ fn makerule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn findfiles_up(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    if !a[0].text().starts_with('/') {
+        return Err(ctx.fail(format!(
+            "findfiles_up: path '{}' is not absolute",
+            a[0].text()
+        )));
+    }
     let start = a[0].text().trim_end_matches('/').to_string();
     let glob = a[1].text().trim_start_matches('/').to_string();
     let max_level = a.get(2).map_or(i64::MAX, super::args::int_arg);
@@ -345,10 +358,11 @@ fn findfiles_up(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         glob_walk(ctx, "/", &parts, &mut found);
         found.sort();
         out.extend(found.into_iter().map(serde_json::Value::String));
-        if dir == "/" || level >= max_level {
+        let parent = dirname_of(&dir);
+        if dir == "/" || level >= max_level || parent == dir {
             break;
         }
-        dir = dirname_of(&dir);
+        dir = parent;
         level += 1;
     }
     Ok(Value::Data(serde_json::Value::Array(out)))

@@ -49,18 +49,15 @@ fn randomint(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::int(ctx.host.random(lo, hi)))
 }
 
+/// The address of a host name; the name itself when it does not resolve (the agent's legacy rule).
 fn host2ip(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let name = a[0].text();
-    match ctx
+    let ip = ctx
         .host
         .resolve_host(name)
         .and_then(|v| v.into_iter().next())
-    {
-        Some(ip) => Ok(Value::str(ip)),
-        None => Err(ctx.fail(format!(
-            "could not resolve '{name}'. (getaddrinfo: Name or service not known)"
-        ))),
-    }
+        .unwrap_or_else(|| name.to_string());
+    Ok(Value::str(ip))
 }
 
 fn sysctlvalue(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {

@@ -94,14 +94,14 @@ fn diskfree(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     }
 }
 
+/// The host name of an address; the address itself when there is none (the agent's legacy rule).
 fn ip2host(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let ip = a[0].text();
-    match ctx.host.reverse_lookup(ip) {
-        Some(n) => Ok(Value::str(n)),
-        None => Err(ctx.fail(format!(
-            "could not resolve '{ip}'. (getnameinfo: Name or service not known)"
-        ))),
-    }
+    Ok(Value::str(
+        ctx.host
+            .reverse_lookup(ip)
+            .unwrap_or_else(|| ip.to_string()),
+    ))
 }
 
 /// TCP state names indexed as the agent reads the state field (decimal digits of the hex code, so

@@ -35,7 +35,13 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("maplist", true, maplist),
     def("maparray", true, maparray),
     def("expandrange", true, expandrange),
+    def("shuffle", true, shuffle),
 ];
+
+fn shuffle(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let items = list(ctx, "shuffle", &a[0])?;
+    slist(super::prng::shuffle(&items, a[1].text()))
+}
 
 fn list(ctx: &mut CallCtx<'_>, name: &str, a: &FnArg) -> Result<Vec<String>, FnFail> {
     Ok(elements(&collect_or_fail(ctx, name, a)?))
@@ -437,7 +443,14 @@ fn expandrange(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let Some((o, c, lo, hi)) = parsed else {
         return slist(vec![s.to_string()]);
     };
-    if step < 1 || step > (hi - lo).abs() {
+    let count = hi.saturating_sub(lo).checked_div(step.max(1)).unwrap_or(0);
+    if count > super::MAX_ELEMENTS as i64 {
+        return Err(ctx.fail(format!(
+            "expandrange: '{s}' would give more than {} elements",
+            super::MAX_ELEMENTS
+        )));
+    }
+    if step < 1 || step > hi.saturating_sub(lo).saturating_abs() {
         return Err(ctx.fail(
             "Fatal CFEngine error: EXPANDRANGE Step size cannot be less than 1 or greater than the interval",
         ));
@@ -446,7 +459,10 @@ fn expandrange(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let mut i = lo;
     while i <= hi {
         out.push(format!("{}{}{}", &s[..o], i, &s[c + 1..]));
-        i += step;
+        i = i.saturating_add(step);
+        if i == i64::MAX {
+            break;
+        }
     }
     slist(out)
 }

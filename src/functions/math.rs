@@ -124,7 +124,14 @@ impl P<'_> {
         self.ws();
         let save = self.i;
         if self.eat("-") {
-            return match self.value() {
+            if self.depth >= MAX_EVAL_DEPTH {
+                self.i = save;
+                return None;
+            }
+            self.depth += 1;
+            let v = self.value();
+            self.depth -= 1;
+            return match v {
                 Some(v) => Some(-v),
                 None => {
                     self.i = save;

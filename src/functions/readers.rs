@@ -12,6 +12,7 @@ use crate::value::{parse_int, parse_real, ListKind, Value};
 pub const FUNCTIONS: &[FnDef] = &[
     def("readfile", false, readfile),
     def("readjson", false, readjson),
+    def("readyaml", false, readyaml),
     def("readdata", false, readdata),
     def("readcsv", false, readcsv),
     def("readenvfile", false, readenvfile),
@@ -70,6 +71,20 @@ fn read_json(ctx: &mut CallCtx<'_>, fname: &str, path: &str) -> Result<Json, FnF
             e.message
         ))),
     }
+}
+
+fn read_yaml(ctx: &mut CallCtx<'_>, fname: &str, path: &str) -> Result<Json, FnFail> {
+    let Some(b) = ctx.host.read_file(path) else {
+        return Err(ctx.fail(format!(
+            "{fname}: data error parsing YAML file '{path}': No such file or directory"
+        )));
+    };
+    let text = String::from_utf8_lossy(&b).into_owned();
+    super::data::parse_yaml_container(ctx, &text)
+}
+
+fn readyaml(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    Ok(Value::Data(read_yaml(ctx, "readyaml", a[0].text())?))
 }
 
 fn readjson(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -170,6 +185,8 @@ fn readdata(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             "CSV"
         } else if path.ends_with(".env") {
             "ENV"
+        } else if path.ends_with(".yaml") || path.ends_with(".yml") {
+            "YAML"
         } else {
             "JSON"
         }
@@ -179,6 +196,7 @@ fn readdata(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         "CSV" => Ok(Value::Data(csv_json(parse_csv(&read_silent(ctx, path)?)))),
         "ENV" => Ok(Value::Data(parse_env(&read_silent(ctx, path)?))),
         "JSON" => Ok(Value::Data(read_json(ctx, "readdata", path)?)),
+        "YAML" => Ok(Value::Data(read_yaml(ctx, "readdata", path)?)),
         _ => Err(ctx.fail(format!(
             "readdata: data format '{kind}' is not supported by cfsim"
         ))),
@@ -299,14 +317,12 @@ fn define_array(
             row.first().cloned().unwrap_or_default()
         };
         for (j, f) in row.into_iter().enumerate() {
-            if kind != ListKind::Slist && j > 0 {
-                let ok = match kind {
-                    ListKind::Ilist => parse_int(&f).is_some(),
-                    _ => parse_real(&f).is_some(),
-                };
-                if !ok {
-                    return Err(ctx.fail(format!("Could not convert '{f}' to a number")));
-                }
+            if kind == ListKind::Ilist && parse_int(&f).is_none() {
+                ctx.error(format!("Failed to parse integer number: {f}"));
+                return Err(ctx.fail("Fatal CFEngine error: Could not convert token to int"));
+            }
+            if kind == ListKind::Rlist && parse_real(&f).is_none() {
+                return Err(ctx.fail("Fatal CFEngine error: Could not convert token to real"));
             }
             let lval = format!("{}[{key}][{j}]", r.lval());
             ctx.env.define_var(&ns, &scope, &lval, Value::str(f));

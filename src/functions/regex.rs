@@ -139,6 +139,7 @@ fn data_regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 /// Splits like `string_split`: at most `max` pieces, the last keeping the remainder.
 pub fn split_max(re: &super::args::Re, s: &str, max: usize) -> Vec<String> {
+    let max = max.min(super::MAX_ELEMENTS);
     let hay = s.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;

@@ -11,6 +11,9 @@ use super::{def, CallCtx, FnArg, FnDef, FnResult};
 use crate::expr::canonify as canon;
 use crate::value::{parse_int, parse_real, Value};
 
+/// Largest field width or precision `format` honours.
+pub const MAX_FORMAT_WIDTH: usize = 65_536;
+
 pub const FUNCTIONS: &[FnDef] = &[
     def("canonify", true, canonify),
     def("canonifyuniquely", true, canonifyuniquely),
@@ -163,7 +166,7 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             w.push(*d);
             j += 1;
         }
-        sp.width = w.parse().ok();
+        sp.width = w.parse::<usize>().ok().map(|w| w.min(MAX_FORMAT_WIDTH));
         if fmt.get(j) == Some(&'.') {
             j += 1;
             let mut p = String::new();
@@ -171,7 +174,7 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
                 p.push(*d);
                 j += 1;
             }
-            sp.prec = Some(p.parse().unwrap_or(0));
+            sp.prec = Some(p.parse::<usize>().unwrap_or(0).min(MAX_FORMAT_WIDTH));
         }
         while matches!(fmt.get(j), Some('l' | 'h' | 'z' | 'j' | 't' | 'L' | 'q')) {
             j += 1;
@@ -217,8 +220,8 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
                 let n = leading_int(text);
                 pad(signed(n.to_string(), &sp, n < 0), &sp, true)
             }
-            'x' => pad(format!("{:x}", leading_int(text)), &sp, true),
-            'o' => pad(format!("{:o}", leading_int(text)), &sp, true),
+            'x' => pad(format!("{:x}", leading_int(text) as i32 as u32), &sp, true),
+            'o' => pad(format!("{:o}", leading_int(text) as i32 as u32), &sp, true),
             _ => {
                 let f = leading_real(text);
                 let s = format!("{:.*}", sp.prec.unwrap_or(6), f);

@@ -19,7 +19,73 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("groupexists", false, groupexists),
     def("getuserinfo", false, getuserinfo),
     def("hostinnetgroup", false, hostinnetgroup),
+    def("read_module_protocol", false, read_module_protocol),
 ];
+
+/// Reads a file of module-protocol lines (`crate::module::protocol`) and applies them as the agent
+/// does: variables go to the context named after the file's canonified basename (or `^context`),
+/// classes are defined; true when the file could be read.
+fn read_module_protocol(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    use crate::module::protocol::{self, Event};
+    let path = a[0].text();
+    let Some(bytes) = ctx.host.read_file(path) else {
+        return Ok(Value::context(false));
+    };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let ns = ctx.env.current_ns().to_string();
+    for ev in protocol::parse_output(path, &text) {
+        match ev {
+            Event::DefineClass {
+                namespace,
+                name,
+                tags,
+                ..
+            } => ctx.env.define_class(namespace.as_deref(), &name, &tags),
+            Event::UndefineClass { name } => ctx.env.undefine_class(&name),
+            Event::Scalar {
+                context,
+                name,
+                value,
+                ..
+            } => ctx.env.define_var(&ns, &context, &name, Value::str(value)),
+            Event::List {
+                context,
+                name,
+                items,
+                ..
+            } => ctx
+                .env
+                .define_var(&ns, &context, &name, Value::slist(items)),
+            Event::Data {
+                context,
+                name,
+                value,
+                ..
+            } => ctx.env.define_var(&ns, &context, &name, Value::Data(value)),
+            Event::DataFromFile {
+                context,
+                name,
+                path,
+                ..
+            } => {
+                let contents = ctx
+                    .host
+                    .read_file(&path)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned());
+                match protocol::load_data_file(&path, contents.as_deref()) {
+                    Ok(v) => ctx.env.define_var(&ns, &context, &name, Value::Data(v)),
+                    Err(e) => ctx.error(e),
+                }
+            }
+            Event::Log { level, message } => match level {
+                protocol::Level::Error => ctx.error(message),
+                protocol::Level::Info => ctx.verbose(message),
+            },
+            Event::Ignored { .. } => {}
+        }
+    }
+    Ok(Value::context(true))
+}
 
 /// Splits a command line into argv the way the agent does for `noshell`: whitespace separates,
 /// single and double quotes group (and are removed).

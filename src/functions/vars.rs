@@ -64,9 +64,9 @@ fn find_var(ctx: &CallCtx<'_>, name: &str) -> Option<VarInfo> {
 }
 
 fn getvariablemetatags(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let tags = find_var(ctx, a[0].text())
-        .map(|v| v.tags)
-        .unwrap_or_default();
+    let Some(tags) = find_var(ctx, a[0].text()).map(|v| v.tags) else {
+        return Err(FnFail);
+    };
     Ok(Value::slist(filter_tags(tags, a.get(1).map(FnArg::text))))
 }
 
@@ -84,9 +84,11 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
         .into_iter()
         .filter(|v| full_match(&re, &v.qualified()))
         .filter(|v| {
-            tag_res
-                .iter()
-                .all(|t| v.tags.iter().any(|tag| full_match(t, tag)))
+            // as the agent does: with tag regexes, any of them matching any tag passes
+            tag_res.is_empty()
+                || tag_res
+                    .iter()
+                    .any(|t| v.tags.iter().any(|tag| full_match(t, tag)))
         })
         .collect();
     out.sort_by_key(|v| v.qualified());

@@ -150,9 +150,12 @@ pub fn read_cases_in(base: &Path, family: &str) -> Result<CaseFile, String> {
                     Value::Scalar(k, s) => {
                         Value::Scalar(k, cfsim::expr::expand_scalar(&s, &env).text)
                     }
+                    Value::List(k, items) => {
+                        Value::List(k, cfsim::expr::expand::expand_list(&items, &env))
+                    }
                     other => other,
                 };
-                env.set(&name, v);
+                env.set_with_tags(&name, v, &["source=promise"]);
             }
             "class" => {
                 let mut parts = rest.split_whitespace();
