@@ -75,7 +75,11 @@ impl EventReceiver for Builder {
         }
         match ev {
             Event::Scalar(s, style, anchor, tag) => {
-                let v = if style == TScalarStyle::Plain && tag.is_none() {
+                // A mapping key stays the text written, whatever it looks like (`n:` is the key "n").
+                let is_key = matches!(self.stack.last(), Some(Frame::Map(_, None, _)));
+                let v = if is_key {
+                    Value::String(s)
+                } else if style == TScalarStyle::Plain && tag.is_none() {
                     plain_scalar(&s)
                 } else {
                     Value::String(s)
