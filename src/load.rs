@@ -83,9 +83,10 @@ pub fn literal_inputs(p: &Policy) -> Vec<String> {
             if a.constraint.lval != "inputs" {
                 continue;
             }
+            // `inputs` must be a list; a scalar is a type error reported by the checks, not a file to load.
             let items: Vec<&Rval> = match &a.constraint.rval {
                 Rval::List(items, _) => items.iter().collect(),
-                other => vec![other],
+                _ => Vec::new(),
             };
             for it in items {
                 if let Rval::Scalar(s) = it {
@@ -167,8 +168,11 @@ fn normalize(p: &Path) -> PathBuf {
 pub struct CheckReport {
     /// (file index, diagnostic) for stderr.
     pub diags: Vec<(usize, Diagnostic)>,
-    /// Lines cf-promises logs on stdout as `   error: LINE`.
-    pub log: Vec<String>,
+    /// Lines cf-promises logs on stdout as `   error: LINE`, with (file index, offset of their constraint).
+    pub log: Vec<(usize, u32, String)>,
+    /// How many of `diags` come from parsing (the rest from the post-parse check, which the
+    /// "Too many errors" limit does not count).
+    pub parse_time: usize,
 }
 
 impl CheckReport {
@@ -190,8 +194,11 @@ pub fn check_all(files: &[Loaded]) -> CheckReport {
         diags.extend(checks.diags);
         diags.sort_by_key(|d| d.offset);
         report.diags.extend(diags.into_iter().map(|d| (i, d)));
-        report.log.extend(checks.log);
+        report
+            .log
+            .extend(checks.log.into_iter().map(|(o, l)| (i, o, l)));
     }
+    report.parse_time = report.diags.len();
     if !report.has_errors() {
         let refs: Vec<(&Policy, &SourceFile)> =
             files.iter().map(|l| (&l.policy, &l.file)).collect();

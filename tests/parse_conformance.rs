@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use parse_support::{
     cf_files_below, cf_promises, cfsim, copy_tree, dot_name, first_error_line, first_json_diff,
-    fixtures, json_document, masterfiles, pcf_lossy_names, preview, read_line_file,
-    round_trip_difference, run, stem, with_ext, Failures,
+    fixtures, json_document, masterfiles, parse_dir, pcf_lossy_names, preview, read_line_file,
+    render_expected, round_trip_difference, run, stem, with_ext, Failures,
 };
 
 /// Scratch directory of this suite inside cargo's target dir (never in the source tree).
@@ -330,4 +330,57 @@ fn hostile_input_never_crashes() {
         }
     }
     failures.assert_none("hostile inputs", cases.len() * 2);
+}
+
+/// The syntax-check recordings (`policies/parse/checks/**`, 528 policies recorded from cf-promises):
+/// `cfsim promises -f ./F.cf` prints exactly what cf-promises printed — every message, position, caret,
+/// stdout log line and exit code. For a valid policy (exit 0) cf-promises goes on to evaluate it, so its
+/// stdout is evaluation output (e.g. "Failed to parse integer number" from pre-evaluating `int => "@(x)"`):
+/// there only stderr and the exit code are compared here; evaluation output is the evaluator's to match.
+#[test]
+fn check_fixtures_cli_output_matches_recording() {
+    let root = parse_dir().join("checks");
+    let mut files: Vec<std::path::PathBuf> = cf_files_below(&root)
+        .into_iter()
+        .map(|p| root.join(p))
+        .filter(|p| with_ext(p, "expected").exists())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 500,
+        "expected the 528 check recordings, found {}",
+        files.len()
+    );
+    let mut failures = Failures::default();
+    for f in &files {
+        let out = run(
+            &cfsim(),
+            f.parent().unwrap(),
+            &["promises", "-f", &dot_name(f)],
+        );
+        let expected = std::fs::read(with_ext(f, "expected")).unwrap();
+        let stdout: &[u8] = if expected.starts_with(b"# exit: 0\n") {
+            b""
+        } else {
+            &out.stdout
+        };
+        let expected = if expected.starts_with(b"# exit: 0\n") {
+            let cut = expected
+                .windows(10)
+                .position(|w| w == b"# stdout:\n")
+                .unwrap();
+            expected[..cut + 10].to_vec()
+        } else {
+            expected
+        };
+        let got = render_expected(out.code, &out.stderr, stdout);
+        if got != expected {
+            failures.push(format!(
+                "checks/{}: differs from the recording; got:\n{}",
+                stem(f),
+                preview(&got)
+            ));
+        }
+    }
+    failures.assert_none("cfsim promises vs checks/**/*.expected", files.len());
 }

@@ -53,22 +53,33 @@ pub fn run(opts: &Options) -> u8 {
     };
     let report = crate::load::check_all(&files);
     let mut errors = 0usize;
-    for (i, d) in &report.diags {
+    // Where cf-promises stopped with "Too many errors": logs of later constraints are never printed
+    // (those of the constraint that hit the limit are, as recorded in checks/too_many_errors).
+    let mut stopped_at: Option<(usize, u32)> = None;
+    for (n, (i, d)) in report.diags.iter().enumerate() {
         let Some(l) = files.get(*i) else { continue };
         let _ = err.write_all(d.render(&l.file).as_bytes());
         if d.fatal {
             return 1;
         }
-        if d.severity == crate::diag::Severity::Error {
+        if d.severity == crate::diag::Severity::Error && n < report.parse_time {
             errors += 1;
             if errors > check::MAX_ERRORS {
                 let _ = writeln!(err, "{}", check::TOO_MANY_ERRORS);
+                stopped_at = Some((*i, d.offset));
                 break;
             }
         }
     }
-    for line in &report.log {
+    for (i, off, line) in &report.log {
+        if stopped_at.is_some_and(|(si, so)| (*i, *off) > (si, so)) {
+            continue;
+        }
         log_error(&mut out, line);
+    }
+    if stopped_at.is_some() {
+        let _ = out.flush();
+        return 1;
     }
     if report.has_errors() {
         log_error(&mut out, check::SYNTAX_ERRORS_SUMMARY);

@@ -10,11 +10,12 @@ use crate::diag::Diagnostic;
 use crate::source::{SourceFile, Span};
 
 /// Everything the checks of one file produced: diagnostics (stderr) and log lines (stdout, printed as
-/// `   error: LINE`).
+/// `   error: LINE`), each log line with the offset of the constraint it belongs to (cf-promises prints it
+/// after that constraint's errors, so a run stopped by "Too many errors" never prints it).
 #[derive(Debug, Default)]
 pub struct FileChecks {
     pub diags: Vec<Diagnostic>,
-    pub log: Vec<String>,
+    pub log: Vec<(u32, String)>,
 }
 
 /// The shape of an rval as the checks see it.
@@ -156,6 +157,11 @@ impl Place {
 }
 
 fn push(out: &mut FileChecks, file: &SourceFile, r: &CheckResult, place: impl Fn(Anchor) -> Place) {
+    let key = r
+        .errors
+        .first()
+        .map(|e| place(e.anchor).offset)
+        .unwrap_or_else(|| place(Anchor::RvalEnd).offset);
     for e in &r.errors {
         let p = place(e.anchor);
         let base_col = p
@@ -171,7 +177,7 @@ fn push(out: &mut FileChecks, file: &SourceFile, r: &CheckResult, place: impl Fn
         d.snippet_offset = p.snippet;
         out.diags.push(d);
     }
-    out.log.extend(r.log.iter().cloned());
+    out.log.extend(r.log.iter().map(|l| (key, l.clone())));
 }
 
 /// cf-promises places a token's message on the line where the token ends, at the token's start column
