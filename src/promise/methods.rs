@@ -1,0 +1,110 @@
+//! `methods:` promises: `usebundle => name(args)` / `"name"` / the promiser itself; scalar and `@(list)`
+//! arguments; `inherit`; the callee's aggregated outcome (kept / repaired / failed with the agent's
+//! error); `useresult` copying the callee's `bundle_return_value_index` reports; missing bundle fatal.
+
+use crate::eval::output::LogLevel;
+use crate::eval::rval::RvalResult;
+use crate::eval::{split_ns, BundleDef, Engine, Outcome};
+use crate::expr::expand::{naked_list_name, resolve, Resolved};
+use crate::syntax::ast::{Promise, Rval};
+use crate::value::Value;
+
+fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Value>> {
+    let mut out = Vec::new();
+    for a in args {
+        match a {
+            Rval::Scalar(s) => {
+                if let Some(name) = naked_list_name(&s.value) {
+                    let name = e.expand(name).text;
+                    match resolve(&e.ctx, &name) {
+                        Resolved::Iterable(v) => out.push(Value::slist(v)),
+                        Resolved::Scalar(v) => out.push(Value::str(v)),
+                        _ => out.push(Value::str(s.value.clone())),
+                    }
+                    continue;
+                }
+                out.push(Value::str(e.expand(&s.value).text));
+            }
+            other => match e.eval_rval(other) {
+                RvalResult::Value { value, .. } => out.push(value),
+                RvalResult::Skip => return None,
+                _ => out.push(Value::str("")),
+            },
+        }
+    }
+    Some(out)
+}
+
+/// Evaluates one methods promise binding.
+pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str) {
+    if let Some(skip) = e.conditions(p) {
+        e.end_event(Some(skip), None);
+        return;
+    }
+    let (written, args) = match Engine::constraint(p, "usebundle") {
+        Some(Rval::Call(c)) => {
+            let Some(args) = eval_args(e, &c.args) else {
+                e.end_event(Some("unresolved"), None);
+                return;
+            };
+            (c.name.clone(), args)
+        }
+        Some(Rval::Scalar(s)) => (e.expand(&s.value).text, Vec::new()),
+        Some(_) => {
+            e.end_event(Some("unresolved"), None);
+            return;
+        }
+        None => (promiser.to_string(), Vec::new()),
+    };
+    let digest = e.digest(def, "methods", p, promiser);
+    if !e.done.insert(digest) {
+        e.end_event(Some("already_done"), None);
+        return;
+    }
+    let (ns, name) = split_ns(&written, &def.ns);
+    let Some(bi) = e.find_bundle(ns, name) else {
+        e.log(
+            LogLevel::Error,
+            &format!("A method attempted to use a bundle '{name}' that was apparently not defined"),
+        );
+        e.log(
+            LogLevel::Error,
+            &format!("Fatal CFEngine error: Aborting due to missing bundle '{name}'"),
+        );
+        e.fatal = true;
+        e.end_event(Some("missing_bundle"), Some(Outcome::Failed));
+        return;
+    };
+    let inherit = match Engine::constraint(p, "inherit") {
+        Some(rv) => e.scalar_of(rv).as_deref() == Some("true"),
+        None => false,
+    };
+    let mut event = std::mem::take(&mut e.cur);
+    let name = name.to_string();
+    let agg = e.run_bundle(bi, &args, true, inherit, promiser);
+    std::mem::swap(&mut e.cur, &mut event);
+    let results = std::mem::take(&mut e.last_results);
+    if let Some(rv) = Engine::constraint(p, "useresult") {
+        let ret = e.scalar_of(rv).unwrap_or_default();
+        for (k, v) in results {
+            e.ctx.set_var(
+                (def.ns.clone(), def.name.clone(), format!("{ret}[{k}]")),
+                Value::str(v),
+                vec!["source=promise".into()],
+            );
+        }
+    }
+    let outcome = if agg.failed {
+        e.log(
+            LogLevel::Error,
+            &format!("Method '{name}' failed in some repairs"),
+        );
+        Outcome::Failed
+    } else if agg.repaired {
+        Outcome::Repaired
+    } else {
+        Outcome::Kept
+    };
+    e.record_outcome(def, p, outcome);
+    e.end_event(None, Some(outcome));
+}
