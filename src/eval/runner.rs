@@ -139,6 +139,7 @@ impl Engine<'_> {
             }
             if t == "classes" {
                 self.bundle_resolve(def);
+                self.resolve_type(def, "defaults");
             }
         }
     }

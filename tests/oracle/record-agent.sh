@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Record what the real cf-agent 3.21.0 prints for each policies/agent/*.cf (via cf-oracle, which validates
+# first and honours the policy's "# args:" line). Writes NAME.expected: "# exit: N" then stdout, with the
+# fixture directory replaced by $DIR. Usage: tests/oracle/record-agent.sh [NAME...]
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir="$root/policies/agent"
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  for f in "$dir"/*.cf; do names+=("$(basename "$f" .cf)"); done
+fi
+for n in "${names[@]}"; do
+  out=$(/work/shared/tools/cf-oracle agent "$dir/$n.cf" 2>&1); rc=$?
+  { echo "# exit: $rc"; printf '%s\n' "$out" | sed "s#$dir#\$DIR#g"; } > "$dir/$n.expected"
+  echo "recorded $n (exit $rc)"
+done
