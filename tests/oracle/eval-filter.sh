@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# eval-filter.sh: make a --show-evaluated-classes / --show-evaluated-vars table machine-independent.
+#
+#   eval-filter.sh classes|vars [DIR] < agent-stdout > filtered
+#
+# Applied identically to the real cf-agent's output (tests/oracle/record-eval.sh) and to cfsim's.
+# Rules, in order:
+#  1. Everything before the table header line ("Class name ..." / "Variable name ...") is dropped
+#     (R: lines and log lines of the run are recorded in NAME.out instead). The header line is kept.
+#  2. A table row starts with a line matching the row-start pattern; a line that does not (the
+#     continuation of a multi-line variable value) belongs to the row above and is kept or dropped with it.
+#  3. classes: rows whose tag column contains the tag `hardclass` are dropped (host, OS, time classes).
+#     vars: rows of the scopes sys, const, mon, edit, this, def and control_* (any namespace) are dropped.
+#  4. If DIR is given, every occurrence of that absolute path is replaced by the literal text `$DIR`.
+#  Rows are otherwise kept byte for byte (column padding and trailing blanks included), in the agent's order.
+set -u
+kind=${1:-}
+dir=${2:-}
+case "$kind" in
+  classes|vars) ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
+esac
+awk -v kind="$kind" -v dir="$dir" '
+function subdir(s,   i, out) {
+  if (dir == "") return s
+  out = ""
+  while ((i = index(s, dir)) > 0) { out = out substr(s, 1, i - 1) "$DIR"; s = substr(s, i + length(dir)) }
+  return out s
+}
+BEGIN { in_table = 0; keep = 0 }
+{
+  line = $0
+  if (!in_table) {
+    if ((kind == "classes" && line ~ /^Class name +Meta tags/) || (kind == "vars" && line ~ /^Variable name +Variable value/)) {
+      in_table = 1; print line
+    }
+    next
+  }
+  if (kind == "classes") {
+    # row start: a class name (no blanks) followed by blanks
+    if (line ~ /^[^ ]+ /) {
+      tags = line
+      sub(/^[^ ]+ +/, "", tags)
+      keep = (tags !~ /^[^ ]*(^|,)hardclass(,| |$)/)
+    }
+  } else {
+    if (line ~ /^[A-Za-z0-9_]+:[A-Za-z0-9_]+\./) {
+      scope = line; sub(/^[A-Za-z0-9_]+:/, "", scope); sub(/\..*/, "", scope)
+      keep = !(scope == "sys" || scope == "const" || scope == "mon" || scope == "edit" || scope == "this" || scope == "def" || scope ~ /^control_/)
+    }
+  }
+  if (keep) print subdir(line)
+}'
