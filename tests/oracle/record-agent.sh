@@ -10,7 +10,9 @@ if [ ${#names[@]} -eq 0 ]; then
   for f in "$dir"/*.cf; do names+=("$(basename "$f" .cf)"); done
 fi
 for n in "${names[@]}"; do
-  out=$(/work/shared/tools/cf-oracle agent "$dir/$n.cf" 2>&1); rc=$?
-  { echo "# exit: $rc"; printf '%s\n' "$out" | sed "s#$dir#\$DIR#g"; } > "$dir/$n.expected"
+  tmp=$(mktemp)
+  /work/shared/tools/cf-oracle agent "$dir/$n.cf" >"$tmp" 2>&1; rc=$?
+  { echo "# exit: $rc"; sed "s#$dir#\$DIR#g" "$tmp"; } > "$dir/$n.expected"
+  rm -f "$tmp"
   echo "recorded $n (exit $rc)"
 done
