@@ -80,6 +80,9 @@ pub fn prepare<'h>(
             code: 1,
         });
     }
+    if component == Component::Agent {
+        e.preliminary_checks();
+    }
     Ok(e)
 }
 
@@ -141,13 +144,19 @@ pub fn simulate(o: &Options) -> RunResult {
         Ok(e) => e,
         Err(r) => return r,
     };
+    if o.bundlesequence.is_some() {
+        e.log(
+            LogLevel::Info,
+            "Using command line specified bundlesequence",
+        );
+    }
     let seq = e.bundlesequence(o.bundlesequence.as_deref());
     let ok = e.run_sequence(&seq);
     let mut stdout = e.out.text();
-    if o.show_classes.is_some() {
+    if o.show_classes.is_some() && ok {
         stdout.push_str(&render::classes_table(&e.ctx, cre.as_ref()));
     }
-    if o.show_vars.is_some() {
+    if o.show_vars.is_some() && ok {
         stdout.push_str(&render::vars_table(&e.ctx, vre.as_ref()));
     }
     match o.trace {

@@ -163,14 +163,21 @@ impl Engine<'_> {
         }
     }
 
-    /// The outcome a command exit code maps to under the `classes` body's return-code lists.
-    pub fn returncode_outcome(&mut self, def: &BundleDef, p: &Promise, code: i32) -> Outcome {
+    /// The outcome a command exit code maps to under the `classes` body's return-code lists, with the
+    /// agent's log line.
+    pub fn returncode_outcome(
+        &mut self,
+        def: &BundleDef,
+        p: &Promise,
+        cmd: &str,
+        code: i32,
+    ) -> Outcome {
         let attrs = self.body_attrs(def, p, "classes", "classes");
         let mut any_list = false;
-        for (l, o) in [
-            ("kept_returncodes", Outcome::Kept),
-            ("repaired_returncodes", Outcome::Repaired),
-            ("failed_returncodes", Outcome::Failed),
+        for (l, o, name) in [
+            ("kept_returncodes", Outcome::Kept, "kept"),
+            ("repaired_returncodes", Outcome::Repaired, "repaired"),
+            ("failed_returncodes", Outcome::Failed, "failed"),
         ] {
             if let Some((_, rv)) = attrs.iter().find(|(x, _)| x == l) {
                 any_list = true;
@@ -179,16 +186,33 @@ impl Engine<'_> {
                     .iter()
                     .any(|c| c.trim() == code.to_string())
                 {
+                    let msg = format!(
+                        "Command related to promiser '{cmd}' returned code '{code}' defined as promise {name}"
+                    );
+                    let level = if o == Outcome::Failed {
+                        LogLevel::Error
+                    } else {
+                        LogLevel::Info
+                    };
+                    self.log(level, &msg);
                     return o;
                 }
             }
         }
         if any_list {
+            self.log(
+                LogLevel::Info,
+                &format!("Command related to promiser '{cmd}' returned code '{code}' not defined as promise kept, not kept or repaired; setting to failed"),
+            );
             return Outcome::Failed;
         }
         if code == 0 {
             Outcome::Repaired
         } else {
+            self.log(
+                LogLevel::Error,
+                &crate::module::protocol::exit_error_message(cmd, code),
+            );
             Outcome::Failed
         }
     }

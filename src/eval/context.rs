@@ -46,6 +46,8 @@ pub struct Context {
     /// The `this.*` scope of the promise being evaluated.
     pub this: IndexMap<String, String>,
     pub bundles: Vec<BundleInfo>,
+    /// `comment =>` of variables and classes, keyed by their table name (`ns:scope.lval`, class name).
+    pub comments: IndexMap<String, String>,
 }
 
 impl Context {

@@ -81,6 +81,25 @@ pub fn split_ns<'a>(written: &'a str, default_ns: &'a str) -> (&'a str, &'a str)
     }
 }
 
+/// The literal `meta: "tags" slist => { … }` of a bundle (what `bundlesmatching` filters on).
+fn meta_tags(b: &Bundle) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in b.sections.iter().filter(|s| s.promise_type == "meta") {
+        for p in s.promises.iter().filter(|p| p.promiser.value == "tags") {
+            for c in &p.constraints {
+                if let crate::syntax::ast::Rval::List(items, _) = &c.rval {
+                    for i in items {
+                        if let crate::syntax::ast::Rval::Scalar(x) = i {
+                            out.push(x.value.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Aggregated outcome of a bundle activation (for methods).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Agg {
@@ -133,6 +152,8 @@ pub struct Engine<'h> {
     pub pass: u8,
     /// A fatal error stopped the run (printed already); exit code 1.
     pub fatal: bool,
+    /// Custom promise types declared with `promise agent NAME`.
+    pub promise_types: Vec<String>,
     /// Bundle (index) and file of the promise under evaluation.
     pub cur_file: usize,
 }
@@ -164,6 +185,7 @@ impl<'h> Engine<'h> {
             pass: 0,
             fatal: false,
             cur_file: 0,
+            promise_types: Vec::new(),
         };
         e.add_loaded(loaded);
         e
@@ -186,7 +208,7 @@ impl<'h> Engine<'h> {
                 self.ctx.bundles.push(crate::expr::env::BundleInfo {
                     ns: ns.clone(),
                     name: name.clone(),
-                    tags: Vec::new(),
+                    tags: meta_tags(&b),
                 });
                 self.bundles.push(BundleDef {
                     ns,
@@ -194,6 +216,9 @@ impl<'h> Engine<'h> {
                     bundle: b,
                     file: i,
                 });
+            }
+            for pb in &l.policy.promise_blocks {
+                self.promise_types.push(pb.name.clone());
             }
             for b in l.policy.bodies {
                 let (ns, name) = split_ns(&b.name, &b.namespace);

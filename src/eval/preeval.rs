@@ -175,6 +175,36 @@ impl Engine<'_> {
         true
     }
 
+    /// Stage 7 of the agent ("preliminary convergence"), reduced to its visible effect: literal class
+    /// expressions of `if`/`ifvarclass`/`unless` that are errors are reported once.
+    pub fn preliminary_checks(&mut self) {
+        let mut msgs = Vec::new();
+        for b in &self.bundles {
+            for s in &b.bundle.sections {
+                for p in &s.promises {
+                    for c in &p.constraints {
+                        if !matches!(c.lval.as_str(), "if" | "ifvarclass" | "unless") {
+                            continue;
+                        }
+                        if let crate::syntax::ast::Rval::Scalar(x) = &c.rval {
+                            if x.value.contains('$') {
+                                continue;
+                            }
+                            if let Err(e @ crate::expr::classexpr::ClassExprError::Whitespace(_)) =
+                                crate::expr::classexpr::parse(&x.value)
+                            {
+                                msgs.push(e.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for m in msgs {
+            self.log(LogLevel::Error, &m);
+        }
+    }
+
     /// The whole pre-evaluation: `control_common.*`, round 1, inputs needing expansion (extra rounds),
     /// round 2. Returns false when loading failed.
     pub fn pre_evaluate(&mut self, entry: &str) -> bool {

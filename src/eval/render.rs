@@ -30,7 +30,8 @@ pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
         if re.is_some_and(|r| !r.is_match(&name)) {
             continue;
         }
-        s.push_str(&format!("{name:<60} {tags:<40} {:<40}\n", ""));
+        let comment = ctx.comments.get(&name).map_or("", String::as_str);
+        s.push_str(&format!("{name:<60} {tags:<40} {comment:<40}\n"));
     }
     s
 }
@@ -45,6 +46,7 @@ pub fn render_value(v: &Value) -> String {
                 s.replace('"', "\\\"")
             }
         }
+        Value::List(_, items) if items.is_empty() => String::new(),
         Value::List(_, items) => {
             let inner: Vec<String> = items
                 .iter()
@@ -76,7 +78,10 @@ pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
         if re.is_some_and(|r| !r.is_match(&name)) {
             continue;
         }
-        s.push_str(&format!("{name:<40} {value:<60} {tags:<40} {:<40}\n", ""));
+        let comment = ctx.comments.get(&name).map_or("", String::as_str);
+        s.push_str(&format!(
+            "{name:<40} {value:<60} {tags:<40} {comment:<40}\n"
+        ));
     }
     s
 }

@@ -42,6 +42,18 @@ pub const EDIT_LINE_ORDER: &[&str] = &[
     "reports",
 ];
 
+/// `path` made absolute against the working directory without normalising (`./x.cf` → `/cwd/./x.cf`),
+/// as the agent forms `this.promise_filename`.
+pub fn absolute_keep_dots(path: &str) -> String {
+    if path.starts_with('/') {
+        return path.to_string();
+    }
+    match std::env::current_dir() {
+        Ok(d) => format!("{}/{path}", d.display()),
+        Err(_) => path.to_string(),
+    }
+}
+
 /// Why a promise was skipped by its conditions.
 pub type Skip = &'static str;
 
@@ -73,6 +85,9 @@ impl Engine<'_> {
             };
         }
         let saved_pass = self.pass;
+        let saved_overlay = std::mem::take(&mut self.ctx.overlay);
+        let saved_this = std::mem::take(&mut self.ctx.this);
+        let saved_file = self.cur_file;
         self.ctx.frames.push(super::context::Frame {
             ns: def.ns.clone(),
             bundle: def.name.clone(),
@@ -102,11 +117,17 @@ impl Engine<'_> {
             }
         }
         self.ctx.frames.pop();
-        for p in &params {
-            self.ctx
-                .remove_var(&(def.ns.clone(), def.name.clone(), p.clone()));
+        // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
+        if via_methods {
+            for p in &params {
+                self.ctx
+                    .remove_var(&(def.ns.clone(), def.name.clone(), p.clone()));
+            }
         }
         self.pass = saved_pass;
+        self.ctx.overlay = saved_overlay;
+        self.ctx.this = saved_this;
+        self.cur_file = saved_file;
         self.last_results = self.results.pop().unwrap_or_default();
         self.aggs.pop().unwrap_or_default()
     }
@@ -195,6 +216,13 @@ impl Engine<'_> {
         for b in &bindings {
             self.ctx.bind(b);
             self.set_this(def, p);
+            if let Some(rv) = Self::constraint(p, "with") {
+                if let Some(w) = self.scalar_of(rv) {
+                    self.ctx
+                        .overlay
+                        .push(((def.ns.clone(), def.name.clone(), "with".into()), w));
+                }
+            }
             let promiser = self.expand(&p.promiser.value);
             self.begin_event(def, t, p, &promiser.text, true);
             if promiser.dropped {
@@ -214,11 +242,11 @@ impl Engine<'_> {
         let path = self
             .files
             .get(def.file)
-            .map(|f| f.path.clone())
+            .map(|f| absolute_keep_dots(&f.path))
             .unwrap_or_default();
-        let dir = std::path::Path::new(&path)
-            .parent()
-            .map(|d| d.to_string_lossy().into_owned())
+        let dir = path
+            .rsplit_once('/')
+            .map(|(d, _)| d.to_string())
             .unwrap_or_default();
         self.ctx.this.clear();
         self.ctx.this.insert("bundle".into(), def.name.clone());
@@ -290,8 +318,8 @@ impl Engine<'_> {
             match self.eval_condition(rv) {
                 Ok(true) => return Some("unless"),
                 Ok(false) => {}
-                Err(()) if self.pass < 3 => return Some("unless"),
-                Err(()) => {}
+                Err(_) if self.pass < 3 => return Some("unless"),
+                Err(_) => {}
             }
         }
         if let Some(rv) = Self::constraint(p, "depends_on") {

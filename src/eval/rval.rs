@@ -10,6 +10,10 @@ use crate::functions::{CallCtx, Level};
 use crate::syntax::ast::{Call, Rval};
 use crate::value::{ListKind, Value};
 
+/// The agent's ERROR value of a class expression (unexpanded reference, parse failure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassError;
+
 /// Result of evaluating one rval.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RvalResult {
@@ -162,28 +166,36 @@ impl Engine<'_> {
 
     /// Evaluates a class expression string after expanding its variables: `Err` is the agent's ERROR
     /// (unexpanded reference or a parse failure).
-    pub fn eval_class_str(&mut self, expr: &str) -> Result<bool, ()> {
+    pub fn eval_class_str(&mut self, expr: &str) -> Result<bool, ClassError> {
         let e = self.expand(expr);
         if has_reference(&e.text) || e.text.contains("@(") || e.text.contains("@{") {
-            return Err(());
+            return Err(ClassError);
         }
-        crate::expr::classexpr::eval_str(&e.text, &self.ctx).map_err(|_| ())
+        match crate::expr::classexpr::eval_str(&e.text, &self.ctx) {
+            Ok(b) => Ok(b),
+            Err(err) => {
+                if matches!(err, crate::expr::classexpr::ClassExprError::Whitespace(_)) {
+                    self.log(LogLevel::Error, &err.to_string());
+                }
+                Err(ClassError)
+            }
+        }
     }
 
     /// Evaluates an `if`/`unless`/`ifvarclass`/`expression` value: a class expression string or a
     /// function returning a context.
-    pub fn eval_condition(&mut self, rv: &Rval) -> Result<bool, ()> {
+    pub fn eval_condition(&mut self, rv: &Rval) -> Result<bool, ClassError> {
         match rv {
             Rval::Scalar(s) => self.eval_class_str(&s.value),
             Rval::Call(c) => match self.call_function(c) {
                 RvalResult::Value {
                     value: Value::Scalar(_, s),
                     ..
-                } => crate::expr::classexpr::eval_str(&s, &self.ctx).map_err(|_| ()),
-                RvalResult::Value { .. } => Err(()),
-                _ => Err(()),
+                } => crate::expr::classexpr::eval_str(&s, &self.ctx).map_err(|_| ClassError),
+                RvalResult::Value { .. } => Err(ClassError),
+                _ => Err(ClassError),
             },
-            Rval::List(..) | Rval::Data(..) => Err(()),
+            Rval::List(..) | Rval::Data(..) => Err(ClassError),
         }
     }
 

@@ -72,7 +72,8 @@ impl Engine<'_> {
                     out.push(SeqItem { name: c.name, args });
                 }
                 other => {
-                    for name in self.list_of(&other) {
+                    let sp = other.span();
+                    for name in self.list_of(&Rval::List(vec![other], sp)) {
                         out.push(SeqItem {
                             name,
                             args: Vec::new(),

@@ -22,6 +22,29 @@ pub struct ClassOptions {
 pub const DEF_JQ: &str =
     "jq --compact-output --monochrome-output --ascii-output --unbuffered --sort-keys";
 
+/// A list item that is a call (`greet("hello")` in a bundlesequence) as its text.
+fn call_as_text(rv: &crate::syntax::ast::Rval) -> crate::syntax::ast::Rval {
+    use crate::syntax::ast::{Quote, Rval, Scalar};
+    match rv {
+        Rval::Call(c) => {
+            let args: Vec<String> = c
+                .args
+                .iter()
+                .map(|a| match a {
+                    Rval::Scalar(s) => s.value.clone(),
+                    _ => String::new(),
+                })
+                .collect();
+            Rval::Scalar(Scalar {
+                value: format!("{}({})", c.name, args.join(",")),
+                quote: Quote::Double,
+                span: c.span,
+            })
+        }
+        other => other.clone(),
+    }
+}
+
 impl Engine<'_> {
     /// Installs hard classes, mode classes, `-D` classes and the agent's variables.
     pub fn setup(&mut self, component: Component, entry: &str, opts: &ClassOptions) {
@@ -89,7 +112,15 @@ impl Engine<'_> {
                 if self.eval_class_str(&a.guard.expr) != Ok(true) {
                     continue;
                 }
-                if let RvalResult::Value { value, .. } = self.eval_rval(&a.constraint.rval) {
+                let rv = match &a.constraint.rval {
+                    // bundle calls in a bundlesequence are names with arguments, not functions
+                    crate::syntax::ast::Rval::List(items, sp) => crate::syntax::ast::Rval::List(
+                        items.iter().map(call_as_text).collect(),
+                        *sp,
+                    ),
+                    other => other.clone(),
+                };
+                if let RvalResult::Value { value, .. } = self.eval_rval(&rv) {
                     self.ctx.set_var(
                         (
                             "default".into(),

@@ -113,7 +113,19 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             "bundle" => false,
             _ => def.bundle.bundle_type == "common",
         };
+    let comment = match Engine::constraint(p, "comment") {
+        Some(rv) => e.scalar_of(rv),
+        None => None,
+    };
     for c in std::iter::once(name).chain(extra) {
+        if let (Some(cm), true) = (&comment, global) {
+            let row = if def.ns == "default" {
+                c.clone()
+            } else {
+                format!("{}:{c}", def.ns)
+            };
+            e.ctx.comments.insert(row, cm.clone());
+        }
         if global {
             e.ctx.define_global(&def.ns, &c, tags.clone());
         } else {

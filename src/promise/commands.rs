@@ -29,6 +29,19 @@ struct Ran {
     code: i32,
     output: String,
     simulated_unknown: bool,
+    /// Killed (timeout, signal) or cut short by `cfengine-die`.
+    abnormal: bool,
+}
+
+impl Ran {
+    fn done(code: i32, output: String) -> Ran {
+        Ran {
+            code,
+            output,
+            simulated_unknown: false,
+            abnormal: false,
+        }
+    }
 }
 
 /// Evaluates one commands promise binding.
@@ -60,17 +73,43 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     let contain = e.body_attrs(def, p, "contain", "contain");
     let mut useshell = false;
     let mut no_output = false;
+    let mut no_output_set = None;
     let mut timeout = None;
     for (l, rv) in &contain {
         let v = e.scalar_of(rv).unwrap_or_default();
         match l.as_str() {
             "useshell" => useshell = matches!(v.as_str(), "true" | "yes" | "useshell" | "on"),
-            "no_output" => no_output = matches!(v.as_str(), "true" | "yes" | "on"),
+            "no_output" => {
+                no_output = matches!(v.as_str(), "true" | "yes" | "on");
+                no_output_set = Some(no_output);
+            }
             "exec_timeout" => timeout = v.parse::<u64>().ok(),
             _ => {}
         }
     }
-    let ran = run(e, &cmd, module, useshell, timeout);
+    if e.opts.exec && !useshell && e.host.host.command(&cmd).is_none() {
+        let a0 = protocol::argv0(&cmd).to_string();
+        if a0.starts_with('/') && !std::path::Path::new(&a0).exists() {
+            e.log(
+                LogLevel::Error,
+                &format!("Proposed executable file '{a0}' doesn't exist"),
+            );
+            e.log(
+                LogLevel::Error,
+                &format!("'{a0}' promises to be executable but isn't"),
+            );
+            e.record_outcome(def, p, Outcome::Failed);
+            e.end_event(None, Some(Outcome::Failed));
+            return;
+        }
+    }
+    let mut ran = run(e, &cmd, module, useshell, timeout);
+    if e.opts.dry_run {
+        e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
+        e.log(LogLevel::Warning, &format!("Would execute script '{cmd}'"));
+        e.end_event(None, None);
+        return;
+    }
     if ran.simulated_unknown {
         e.log(
             LogLevel::Info,
@@ -81,9 +120,21 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     } else {
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
     }
+    let show_output = if module {
+        no_output_set == Some(false)
+    } else {
+        !no_output
+    };
     if module {
-        apply_module(e, def, &cmd, &ran.output);
-    } else if !no_output && !ran.output.is_empty() {
+        if apply_module(e, def, &cmd, &ran.output, show_output) {
+            ran.abnormal = true;
+        }
+        if e.fatal {
+            e.end_event(None, Some(Outcome::Failed));
+            return;
+        }
+    }
+    if show_output && !ran.output.is_empty() {
         let tag = q_tag(&cmd);
         let lines: Vec<&str> = ran.output.lines().collect();
         for (i, l) in lines.iter().enumerate() {
@@ -103,15 +154,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     let outcome = if ran.simulated_unknown {
         Outcome::Repaired
-    } else {
-        e.returncode_outcome(def, p, ran.code)
-    };
-    if outcome == Outcome::Failed {
+    } else if ran.abnormal {
         e.log(
             LogLevel::Error,
-            &protocol::exit_error_message(&cmd, ran.code),
+            &process::abnormal_termination_message(&cmd),
         );
-    }
+        Outcome::Failed
+    } else {
+        e.returncode_outcome(def, p, &cmd, ran.code)
+    };
     if !ran.simulated_unknown {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
@@ -121,20 +172,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
 
 fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option<u64>) -> Ran {
     if let Some(r) = e.host.host.command(cmd) {
-        return Ran {
-            code: r.exit_code,
-            output: r.output.clone(),
-            simulated_unknown: false,
-        };
+        return Ran::done(r.exit_code, r.output.clone());
     }
     if module {
         let reader = HostReader(&e.host);
         if let Some(out) = crate::henc::native_henc_output(cmd, &reader) {
-            return Ran {
-                code: 0,
-                output: out,
-                simulated_unknown: false,
-            };
+            return Ran::done(0, out);
         }
     }
     if !e.opts.exec || e.opts.dry_run {
@@ -142,44 +185,34 @@ fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option
             code: 0,
             output: String::new(),
             simulated_unknown: true,
+            abnormal: false,
         };
     }
     if shell {
         let local = crate::expr::localhost::LocalHost::new();
         return match local.run_command(cmd, ShellMode::UseShell, Capture::Both) {
-            Some(o) => Ran {
-                code: o.status,
-                output: o.output,
-                simulated_unknown: false,
-            },
-            None => Ran {
-                code: -1,
-                output: String::new(),
-                simulated_unknown: false,
-            },
+            Some(o) => Ran::done(o.status, o.output),
+            None => Ran::done(-1, String::new()),
         };
     }
     let limit = std::time::Duration::from_secs(timeout.unwrap_or(DEFAULT_EXEC_TIMEOUT_SECS));
     match process::run(cmd, limit) {
         Ok(r) => {
-            let code = match r.exit {
-                process::Exit::Success => 0,
-                process::Exit::Failed(c) => c,
-                process::Exit::Signalled | process::Exit::TimedOut => -1,
+            let (code, abnormal) = match r.exit {
+                process::Exit::Success => (0, false),
+                process::Exit::Failed(c) => (c, false),
+                process::Exit::Signalled | process::Exit::TimedOut => (-1, true),
             };
             Ran {
                 code,
                 output: r.output,
                 simulated_unknown: false,
+                abnormal,
             }
         }
         Err(err) => {
             e.log(LogLevel::Error, &format!("cfsim: {err}"));
-            Ran {
-                code: -1,
-                output: String::new(),
-                simulated_unknown: false,
-            }
+            Ran::done(-1, String::new())
         }
     }
 }
@@ -193,8 +226,25 @@ impl crate::henc::EncReader for HostReader<'_, '_> {
 }
 
 /// Applies the module protocol events of `output`.
-pub fn apply_module(e: &mut Engine<'_>, def: &BundleDef, cmd: &str, output: &str) {
-    for ev in protocol::parse_output(cmd, output) {
+/// Applies the module protocol events of `output`; `show` adds the `M '<cmd>': line` info lines of
+/// non-protocol lines. Returns true when the output was cut short by `cfengine-die`.
+pub fn apply_module(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    cmd: &str,
+    output: &str,
+    show: bool,
+) -> bool {
+    let mut parser = protocol::ModuleParser::new(cmd);
+    let mut events = Vec::new();
+    for line in output.lines() {
+        if parser.died() {
+            break;
+        }
+        parser.line(line, &mut events);
+    }
+    let died = parser.died();
+    for ev in events {
         match ev {
             Event::DefineClass {
                 namespace,
@@ -212,7 +262,7 @@ pub fn apply_module(e: &mut Engine<'_>, def: &BundleDef, cmd: &str, output: &str
                 if e.ctx.hard.contains_key(&name) {
                     e.log(LogLevel::Error, &protocol::negate_hard_class_message(&name));
                     e.fatal = true;
-                    return;
+                    return died;
                 }
                 e.ctx.undefine(&def.ns, &name);
                 e.cur.classes_cancelled.push(name);
@@ -257,9 +307,14 @@ pub fn apply_module(e: &mut Engine<'_>, def: &BundleDef, cmd: &str, output: &str
                 };
                 e.log(l, &message);
             }
-            Event::Ignored { .. } => {}
+            Event::Ignored { line } => {
+                if show {
+                    e.log(LogLevel::Info, &format!("M '{cmd}': {line}"));
+                }
+            }
         }
     }
+    died
 }
 
 fn set(e: &mut Engine<'_>, context: &str, name: &str, value: Value, tags: Vec<String>) {

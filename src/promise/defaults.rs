@@ -38,7 +38,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.cur
             .vars_set
             .push(format!("{}:{}.{}", key.0, key.1, key.2));
-        e.ctx.set_var(key, value, vec!["source=default".into()]);
+        e.ctx.set_var(key, value, vec!["source=promise".into()]);
         e.end_event(None, Some(Outcome::Repaired));
     } else {
         e.end_event(Some("unresolved"), None);

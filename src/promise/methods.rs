@@ -16,10 +16,14 @@ fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Value>> {
             Rval::Scalar(s) => {
                 if let Some(name) = naked_list_name(&s.value) {
                     let name = e.expand(name).text;
-                    match resolve(&e.ctx, &name) {
-                        Resolved::Iterable(v) => out.push(Value::slist(v)),
-                        Resolved::Scalar(v) => out.push(Value::str(v)),
-                        _ => out.push(Value::str(s.value.clone())),
+                    let r = crate::expr::varref::VarRef::parse(&name);
+                    match crate::expr::expand::lookup(&e.ctx, &r) {
+                        Some(v) => out.push(v),
+                        None => match resolve(&e.ctx, &name) {
+                            Resolved::Iterable(v) => out.push(Value::slist(v)),
+                            Resolved::Scalar(v) => out.push(Value::str(v)),
+                            _ => out.push(Value::str(s.value.clone())),
+                        },
                     }
                     continue;
                 }
@@ -90,7 +94,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             e.ctx.set_var(
                 (def.ns.clone(), def.name.clone(), format!("{ret}[{k}]")),
                 Value::str(v),
-                vec!["source=promise".into()],
+                vec!["source=bundle".into()],
             );
         }
     }

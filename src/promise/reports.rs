@@ -22,9 +22,23 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     if let Some(rv) = Engine::constraint(p, "bundle_return_value_index") {
         let k = e.scalar_of(rv).unwrap_or_default();
+        e.ctx.set_var(
+            (
+                def.ns.clone(),
+                def.name.clone(),
+                format!("last-result[{k}]"),
+            ),
+            crate::value::Value::str(promiser),
+            vec!["source=bundle".into()],
+        );
         if let Some(r) = e.results.last_mut() {
             r.push((k, promiser.to_string()));
         }
+    } else if e.opts.dry_run {
+        e.log(
+            crate::eval::output::LogLevel::Warning,
+            &format!("Need to repair reports promise: {promiser}"),
+        );
     } else {
         e.out.raw(format!("R: {promiser}"));
     }

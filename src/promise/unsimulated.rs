@@ -24,6 +24,12 @@ pub const NOT_SIMULATED: &[&str] = &[
 
 /// Reports the promise as not simulated (once per identity).
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
+    if !NOT_SIMULATED.contains(&t) && !e.promise_types.iter().any(|x| x == t) {
+        // observed: one error per promise and pass, whatever its guard or conditions
+        e.log(LogLevel::Error, &format!("Undefined promise type '{t}'"));
+        e.end_event(Some("undefined_type"), None);
+        return;
+    }
     if let Some(skip) = e.conditions(p) {
         e.end_event(Some(skip), None);
         return;

@@ -127,6 +127,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             .vars_set
             .push(format!("{}:{}.{}", key.0, key.1, key.2));
     }
+    if let Some(rv) = Engine::constraint(p, "comment") {
+        if let Some(c) = e.scalar_of(rv) {
+            e.ctx
+                .comments
+                .insert(format!("{}:{}.{}", key.0, key.1, key.2), c);
+        }
+    }
     e.ctx.set_var(key, value, tags);
     e.record_outcome(def, p, Outcome::Kept);
     e.end_event(None, Some(Outcome::Kept));
