@@ -98,15 +98,17 @@ impl Engine<'_> {
         );
     }
 
-    /// Defines `control_common.<attr>` for every attribute of `body common control` whose guard holds.
+    /// Defines `control_<component>.<attr>` (`control_common`, `control_agent`, …) for every attribute of
+    /// a `body <component> control` whose guard holds.
     pub fn control_common_vars(&mut self) {
         let bodies: Vec<_> = self
             .bodies
             .iter()
-            .filter(|b| b.body.body_type == "common" && b.name == "control")
+            .filter(|b| b.name == "control")
             .cloned()
             .collect();
         for b in bodies {
+            let scope = format!("control_{}", b.body.body_type);
             self.cur_file = b.file;
             for a in &b.body.attrs {
                 if self.eval_class_str(&a.guard.expr) != Ok(true) {
@@ -122,11 +124,7 @@ impl Engine<'_> {
                 };
                 if let RvalResult::Value { value, .. } = self.eval_rval(&rv) {
                     self.ctx.set_var(
-                        (
-                            "default".into(),
-                            "control_common".into(),
-                            a.constraint.lval.clone(),
-                        ),
+                        ("default".into(), scope.clone(), a.constraint.lval.clone()),
                         value,
                         vec!["source=promise".into()],
                     );

@@ -58,6 +58,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some(skip), None);
         return;
     }
+    if crate::expr::expand::has_reference(promiser) {
+        e.end_event(Some("unresolved"), None);
+        return;
+    }
     let Some(c) = p
         .constraints
         .iter()
@@ -97,7 +101,32 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("illegal_identifier"), Some(Outcome::Failed));
         return;
     }
+    let ifdefined = match Engine::constraint(p, "policy") {
+        Some(rv) => e.scalar_of(rv).as_deref() == Some("ifdefined"),
+        None => false,
+    };
     let value = match e.eval_rval(&c.rval) {
+        // `policy => "ifdefined"`: undefined references are dropped (list elements) or the variable is
+        // not defined (scalars)
+        RvalResult::Value {
+            value: Value::List(k, items),
+            ..
+        } if ifdefined => Value::List(
+            k,
+            items
+                .into_iter()
+                .filter(|i| {
+                    !crate::expr::expand::has_reference(i)
+                        && crate::expr::expand::naked_list_name(i).is_none()
+                })
+                .collect(),
+        ),
+        RvalResult::Value {
+            unresolved: true, ..
+        } if ifdefined => {
+            e.end_event(Some("unresolved"), None);
+            return;
+        }
         RvalResult::Value { value, .. } => value,
         RvalResult::Skip => {
             e.end_event(Some("unresolved"), None);
