@@ -150,6 +150,8 @@ pub struct Engine<'h> {
     /// The `bundle_return_value_index` results of the activation that just ended.
     pub last_results: Vec<(String, String)>,
     pub pass: u8,
+    /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
+    pub stage: &'static str,
     /// A fatal error stopped the run (printed already); exit code 1.
     pub fatal: bool,
     /// Custom promise types declared with `promise agent NAME`.
@@ -183,6 +185,7 @@ impl<'h> Engine<'h> {
             results: Vec::new(),
             last_results: Vec::new(),
             pass: 0,
+            stage: "preeval",
             fatal: false,
             cur_file: 0,
             promise_types: Vec::new(),

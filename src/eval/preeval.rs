@@ -33,6 +33,7 @@ impl Engine<'_> {
     /// One PolicyResolve round over the whole policy (pass 0 in the trace).
     pub fn policy_resolve(&mut self) {
         self.pass = 0;
+        self.stage = "preeval";
         for common in [true, false] {
             for i in 0..self.bundles.len() {
                 let Some(def) = self.bundles.get(i).cloned() else {

@@ -109,8 +109,10 @@ impl Engine<'_> {
             self.ctx.clear_arrays(&def.ns, &def.name);
             self.bundle_resolve(&def);
         }
+        let saved_stage = self.stage;
         for pass in 1..=3u8 {
             self.pass = pass;
+            self.stage = "pass";
             self.run_pass(&def);
             if self.fatal {
                 break;
@@ -125,6 +127,7 @@ impl Engine<'_> {
             }
         }
         self.pass = saved_pass;
+        self.stage = saved_stage;
         self.ctx.overlay = saved_overlay;
         self.ctx.this = saved_this;
         self.cur_file = saved_file;
@@ -167,11 +170,16 @@ impl Engine<'_> {
 
     /// BundleResolve: vars (and for common bundles classes, vars) evaluated once, in the current frame.
     pub fn bundle_resolve(&mut self, def: &BundleDef) {
+        let saved = self.stage;
+        if saved != "preeval" {
+            self.stage = "resolve";
+        }
         self.resolve_type(def, "vars");
         if def.bundle.bundle_type == "common" {
             self.resolve_type(def, "classes");
             self.resolve_type(def, "vars");
         }
+        self.stage = saved;
     }
 
     /// Evaluates every promise of one type of `def` once.
@@ -269,6 +277,7 @@ impl Engine<'_> {
                 .map(|f| format!("{}:{}", f.ns, f.bundle))
                 .collect(),
             bundle: format!("{}:{}", def.ns, def.name),
+            stage: self.stage.to_string(),
             pass: self.pass,
             promise_type: t.to_string(),
             promiser: promiser.to_string(),

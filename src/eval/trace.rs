@@ -6,6 +6,8 @@
 //! - `call_path` ([string]): the bundle activations from the bundlesequence entry to the current one,
 //!   each `ns:bundle`.
 //! - `bundle` (string): `ns:bundle` evaluating the promise.
+//! - `stage` (string): `preeval` (PolicyResolve before the run), `pass` (the bundle's pass loop) or
+//!   `resolve` (BundleResolve: on a methods call and after the classes section).
 //! - `pass` (int): 1, 2 or 3 (0 for pre-evaluation).
 //! - `promise_type` (string): `vars`, `classes`, `reports`, `methods`, `commands`, ….
 //! - `promiser` (string): the promiser after expansion with this iteration's values.
@@ -25,6 +27,7 @@ pub struct TraceEvent {
     pub seq: usize,
     pub call_path: Vec<String>,
     pub bundle: String,
+    pub stage: String,
     pub pass: u8,
     pub promise_type: String,
     pub promiser: String,
@@ -45,6 +48,7 @@ impl TraceEvent {
             "seq": self.seq,
             "call_path": self.call_path,
             "bundle": self.bundle,
+            "stage": self.stage,
             "pass": self.pass,
             "promise_type": self.promise_type,
             "promiser": self.promiser,
@@ -61,9 +65,14 @@ impl TraceEvent {
 
     /// One readable line: `#seq pass N bundle type 'promiser' (line L) guard=... -> outcome [changes]`.
     pub fn to_text(&self) -> String {
+        let when = match self.stage.as_str() {
+            "preeval" => "pre-eval".to_string(),
+            "resolve" => format!("pass {} resolve", self.pass),
+            _ => format!("pass {}", self.pass),
+        };
         let mut s = format!(
-            "#{} pass {} {} {} '{}' (line {})",
-            self.seq, self.pass, self.bundle, self.promise_type, self.promiser, self.line
+            "#{} {when} {} {} '{}' (line {})",
+            self.seq, self.bundle, self.promise_type, self.promiser, self.line
         );
         if self.guard != "any" {
             s.push_str(&format!(" [{}={}]", self.guard, self.guard_value));

@@ -83,10 +83,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Some(rv) => e.scalar_of(rv).as_deref() == Some("true"),
         None => false,
     };
-    let mut event = std::mem::take(&mut e.cur);
+    // The methods event goes into the trace before the callee's events; its outcome is filled in after.
+    let slot = e.trace.len();
+    let event = e.cur.clone();
+    e.end_event(None, None);
     let name = name.to_string();
     let agg = e.run_bundle(bi, &args, true, inherit, promiser);
-    std::mem::swap(&mut e.cur, &mut event);
+    e.cur = event;
     let results = std::mem::take(&mut e.last_results);
     if let Some(rv) = Engine::constraint(p, "useresult") {
         let ret = e.scalar_of(rv).unwrap_or_default();
@@ -110,5 +113,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Outcome::Kept
     };
     e.record_outcome(def, p, outcome);
-    e.end_event(None, Some(outcome));
+    let done = std::mem::take(&mut e.cur);
+    if let Some(ev) = e.trace.get_mut(slot) {
+        ev.outcome = Some(outcome.name().to_string());
+        ev.classes_set = done.classes_set;
+        ev.classes_cancelled = done.classes_cancelled;
+        ev.vars_set = done.vars_set;
+    }
 }
