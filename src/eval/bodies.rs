@@ -139,6 +139,12 @@ impl Engine<'_> {
                     if self.ctx.hard.contains_key(&c) {
                         continue;
                     }
+                    if self.out.shows(LogLevel::Verbose) {
+                        self.log(
+                            LogLevel::Verbose,
+                            &format!("C:    + promise outcome class '{c}'"),
+                        );
+                    }
                     if local {
                         self.ctx.define_local(&c, Vec::new());
                     } else {

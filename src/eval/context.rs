@@ -30,6 +30,10 @@ pub struct Frame {
     pub inherit: bool,
     /// Promiser of the methods promise that started this frame (empty for the bundlesequence).
     pub caller_promiser: String,
+    /// The verbose stack path of the caller (`/default/main/methods/'call1'`), empty at top level.
+    pub stack: String,
+    /// The call as written (`worker( {"a","@(l)"})`) for a parameterized bundle, else empty.
+    pub call_text: String,
 }
 
 /// Variables, classes and frames of the run.

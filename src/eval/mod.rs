@@ -13,6 +13,7 @@ pub mod rval;
 pub mod sequence;
 pub mod setup;
 pub mod trace;
+pub mod verbose;
 
 use std::collections::HashSet;
 
@@ -152,6 +153,12 @@ pub struct Engine<'h> {
     pub pass: u8,
     /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
     pub stage: &'static str,
+    /// 1-based index of the iteration binding under evaluation.
+    pub iteration: usize,
+    /// Promise counts per frame (for the verbose accounting summary).
+    pub counts: Vec<verbose::Counts>,
+    /// Set by `methods` just before a call: the caller's stack path and the call as written.
+    pub pending_call: Option<(String, String)>,
     /// A fatal error stopped the run (printed already); exit code 1.
     pub fatal: bool,
     /// Custom promise types declared with `promise agent NAME`.
@@ -186,6 +193,9 @@ impl<'h> Engine<'h> {
             last_results: Vec::new(),
             pass: 0,
             stage: "preeval",
+            iteration: 1,
+            counts: Vec::new(),
+            pending_call: None,
             fatal: false,
             cur_file: 0,
             promise_types: Vec::new(),

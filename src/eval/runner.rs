@@ -88,11 +88,14 @@ impl Engine<'_> {
         let saved_overlay = std::mem::take(&mut self.ctx.overlay);
         let saved_this = std::mem::take(&mut self.ctx.this);
         let saved_file = self.cur_file;
+        let (stack, call_text) = self.pending_call.take().unwrap_or_default();
         self.ctx.frames.push(super::context::Frame {
             ns: def.ns.clone(),
             bundle: def.name.clone(),
             inherit,
             caller_promiser: caller_promiser.to_string(),
+            stack,
+            call_text,
             ..Default::default()
         });
         let params: Vec<String> = def.bundle.params.clone();
@@ -104,7 +107,20 @@ impl Engine<'_> {
             );
         }
         self.aggs.push(Agg::default());
+        self.counts.push(super::verbose::Counts::default());
         self.results.push(Vec::new());
+        self.verbose_bundle_begin(&def);
+        if self.verbose_on() {
+            for p in &params {
+                self.log(
+                    super::output::LogLevel::Verbose,
+                    &format!(
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass 1",
+                        def.name
+                    ),
+                );
+            }
+        }
         if via_methods {
             self.ctx.clear_arrays(&def.ns, &def.name);
             self.bundle_resolve(&def);
@@ -118,6 +134,8 @@ impl Engine<'_> {
                 break;
             }
         }
+        let counts = self.counts.pop().unwrap_or_default();
+        self.verbose_bundle_end(&def, counts);
         self.ctx.frames.pop();
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {
@@ -153,6 +171,9 @@ impl Engine<'_> {
 
     fn run_pass(&mut self, def: &BundleDef) {
         for t in Self::section_order(def) {
+            if def.bundle.sections.iter().any(|s| s.promise_type == t) {
+                self.verbose_section(&t);
+            }
             for s in def.bundle.sections.iter().filter(|s| s.promise_type == t) {
                 for p in &s.promises {
                     self.eval_promise(def, &t, p);
@@ -221,7 +242,8 @@ impl Engine<'_> {
                 return;
             }
         };
-        for b in &bindings {
+        for (i, b) in bindings.iter().enumerate() {
+            self.iteration = i + 1;
             self.ctx.bind(b);
             self.set_this(def, p);
             if let Some(rv) = Self::constraint(p, "with") {
@@ -382,6 +404,13 @@ impl Engine<'_> {
 
     /// Records `outcome` for the frame aggregate, the handle, and the `classes` body.
     pub fn record_outcome(&mut self, def: &BundleDef, p: &Promise, outcome: super::Outcome) {
+        if let Some(c) = self.counts.last_mut() {
+            match outcome {
+                super::Outcome::Kept => c.kept += 1,
+                super::Outcome::Repaired => c.repaired += 1,
+                super::Outcome::Failed => c.notkept += 1,
+            }
+        }
         if let Some(a) = self.aggs.last_mut() {
             match outcome {
                 super::Outcome::Repaired => a.repaired = true,

@@ -87,6 +87,8 @@ impl Engine<'_> {
 
     /// Runs the sequence; returns false after a fatal error (already logged).
     pub fn run_sequence(&mut self, seq: &[SeqItem]) -> bool {
+        let names: Vec<String> = seq.iter().map(|s| s.name.clone()).collect();
+        self.verbose_sequence(&names);
         let mut idx = Vec::new();
         for it in seq {
             let (ns, name) = split_ns(&it.name, "default");

@@ -126,6 +126,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             };
             e.ctx.comments.insert(row, cm.clone());
         }
+        if e.verbose_on() {
+            let kind = if global { "Global" } else { "Private" };
+            e.log(
+                crate::eval::output::LogLevel::Verbose,
+                &format!("C:     +  {kind} class: {c}"),
+            );
+        }
         if global {
             e.ctx.define_global(&def.ns, &c, tags.clone());
         } else {

@@ -103,6 +103,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             return;
         }
     }
+    e.verbose_promise_begin(def, "commands", p, promiser);
     let mut ran = run(e, &cmd, module, useshell, timeout);
     if e.opts.dry_run {
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
@@ -167,6 +168,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
     e.record_outcome(def, p, outcome);
+    e.verbose_promise_end("commands", promiser, outcome);
     e.end_event(None, Some(outcome));
 }
 

@@ -45,8 +45,18 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some(skip), None);
         return;
     }
+    let mut call_text = String::new();
     let (written, args) = match Engine::constraint(p, "usebundle") {
         Some(Rval::Call(c)) => {
+            let raw: Vec<String> = c
+                .args
+                .iter()
+                .map(|a| match a {
+                    Rval::Scalar(s) => format!("\"{}\"", s.value),
+                    _ => String::new(),
+                })
+                .collect();
+            call_text = format!("{}( {{{}}})", c.name, raw.join(","));
             let Some(args) = eval_args(e, &c.args) else {
                 e.end_event(Some("unresolved"), None);
                 return;
@@ -84,10 +94,16 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         None => false,
     };
     // The methods event goes into the trace before the callee's events; its outcome is filled in after.
+    e.verbose_promise_begin(def, "methods", p, promiser);
     let slot = e.trace.len();
     let event = e.cur.clone();
     e.end_event(None, None);
     let name = name.to_string();
+    let stack = match e.ctx.frames.last() {
+        Some(f) => format!("{}/{}/{}/methods/'{promiser}'", f.stack, f.ns, f.bundle),
+        None => String::new(),
+    };
+    e.pending_call = Some((stack, call_text));
     let agg = e.run_bundle(bi, &args, true, inherit, promiser);
     e.cur = event;
     let results = std::mem::take(&mut e.last_results);
@@ -113,6 +129,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Outcome::Kept
     };
     e.record_outcome(def, p, outcome);
+    e.verbose_promise_end("methods", promiser, outcome);
     let done = std::mem::take(&mut e.cur);
     if let Some(ev) = e.trace.get_mut(slot) {
         ev.outcome = Some(outcome.name().to_string());

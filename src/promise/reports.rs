@@ -20,6 +20,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("already_done"), None);
         return;
     }
+    e.verbose_promise_begin(def, "reports", p, promiser);
     if let Some(rv) = Engine::constraint(p, "bundle_return_value_index") {
         let k = e.scalar_of(rv).unwrap_or_default();
         e.ctx.set_var(
@@ -43,5 +44,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.out.raw(format!("R: {promiser}"));
     }
     e.record_outcome(def, p, Outcome::Kept);
+    e.verbose_promise_end("reports", promiser, Outcome::Kept);
     e.end_event(None, Some(Outcome::Kept));
 }

@@ -101,6 +101,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("illegal_identifier"), Some(Outcome::Failed));
         return;
     }
+    if e.stage == "pass" && e.verbose_on() {
+        e.log(
+            crate::eval::output::LogLevel::Verbose,
+            &format!("V:     Computing value of '{promiser}'"),
+        );
+    }
     let ifdefined = match Engine::constraint(p, "policy") {
         Some(rv) => e.scalar_of(rv).as_deref() == Some("ifdefined"),
         None => false,
@@ -164,6 +170,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         }
     }
     e.ctx.set_var(key, value, tags);
-    e.record_outcome(def, p, Outcome::Kept);
+    e.apply_classes_body(def, p, Outcome::Kept);
     e.end_event(None, Some(Outcome::Kept));
 }
