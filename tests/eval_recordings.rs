@@ -8,59 +8,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod eval_support;
+
+use eval_support::{
+    is_exec, name, normalise, policies, policy_args, read_recording, recording, root, scratch,
+    VARIANTS,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
-
-/// The kinds of recording made for every policy: (file suffix, extra agent flag, table filter).
-const VARIANTS: [(&str, Option<&str>, Option<&str>); 4] = [
-    ("out", None, None),
-    ("info.out", Some("-I"), None),
-    ("classes", Some("--show-evaluated-classes"), Some("classes")),
-    ("vars", Some("--show-evaluated-vars"), Some("vars")),
-];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Every `policies/eval/<topic>/NAME.cf`, sorted by path.
-fn policies() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let eval = root().join("policies/eval");
-    for topic in std::fs::read_dir(&eval).unwrap().filter_map(|e| e.ok()) {
-        if !topic.path().is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(topic.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-        {
-            let p = f.path();
-            if p.extension().and_then(|e| e.to_str()) == Some("cf") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn recording(policy: &Path, suffix: &str) -> PathBuf {
-    policy.with_extension(suffix)
-}
-
-/// Flags of the policy's first `# args:` line, split on blanks (as cf-oracle does).
-fn policy_args(text: &str) -> Vec<String> {
-    text.lines()
-        .find_map(|l| l.strip_prefix("# args:"))
-        .map(|a| a.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default()
-}
-
-fn is_exec(text: &str) -> bool {
-    text.lines().any(|l| l.trim() == "# cfsim: --exec")
-}
 
 #[test]
 fn corpus_has_at_least_seventy_policies() {
@@ -73,15 +29,21 @@ fn corpus_has_at_least_seventy_policies() {
 
 #[test]
 fn every_policy_is_completely_recorded() {
+    let index = std::fs::read_to_string(root().join("policies/eval/INDEX.md")).unwrap();
     for p in policies() {
+        let row = format!("| `{}` |", name(&p));
+        assert!(
+            index.contains(&row),
+            "INDEX.md lacks {row}: run tests/oracle/record-eval.sh"
+        );
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(
             text.starts_with("# "),
             "{}: must start with a comment saying what it pins",
             p.display()
         );
-        for (suffix, _, _) in VARIANTS {
-            let r = recording(&p, suffix);
+        for v in &VARIANTS {
+            let r = recording(&p, v.suffix);
             let body = std::fs::read_to_string(&r).unwrap_or_else(|_| {
                 panic!(
                     "{} is missing: run tests/oracle/record-eval.sh",
@@ -99,7 +61,7 @@ fn every_policy_is_completely_recorded() {
                 r.display()
             );
         }
-        let exit = std::fs::read_to_string(recording(&p, "exit")).unwrap();
+        let exit = read_recording(&p, "exit");
         assert!(
             exit.trim().parse::<i32>().is_ok(),
             "{}: .exit must hold the exit status",
@@ -107,13 +69,13 @@ fn every_policy_is_completely_recorded() {
         );
         // A run that aborts (fatal error, exit 1) prints no table: its table recordings are empty.
         let fatal = exit.trim() != "0";
-        let classes = std::fs::read_to_string(recording(&p, "classes")).unwrap();
+        let classes = read_recording(&p, "classes");
         assert!(
             classes.starts_with("Class name ") || (fatal && classes.is_empty()),
             "{}: .classes header",
             p.display()
         );
-        let vars = std::fs::read_to_string(recording(&p, "vars")).unwrap();
+        let vars = read_recording(&p, "vars");
         assert!(
             vars.starts_with("Variable name ") || (fatal && vars.is_empty()),
             "{}: .vars header",
@@ -133,10 +95,7 @@ fn every_policy_is_completely_recorded() {
 fn at_least_twenty_info_recordings_differ_from_the_default_run() {
     let n = policies()
         .iter()
-        .filter(|p| {
-            std::fs::read_to_string(recording(p, "out")).unwrap()
-                != std::fs::read_to_string(recording(p, "info.out")).unwrap()
-        })
+        .filter(|p| read_recording(p, "out") != read_recording(p, "info.out"))
         .count();
     assert!(
         n >= 20,
@@ -167,36 +126,13 @@ fn agent_or_skip() -> Option<(PathBuf, PathBuf)> {
     }
 }
 
-/// Replace every occurrence of the fixture directory by `$DIR`.
-fn subdir(text: &str, dir: &str) -> String {
-    text.replace(dir, "$DIR")
-}
-
-fn filter_table(kind: &str, dir: &str, raw: &[u8]) -> String {
-    use std::io::Write;
-    let script = root().join("tests/oracle/eval-filter.sh");
-    let mut child = Command::new("bash")
-        .arg(script)
-        .arg(kind)
-        .arg(dir)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(raw).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Run one policy in every variant and return the mismatches.
 fn check_live(promises: &Path, agent: &Path, policy: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(policy).unwrap();
     let args = policy_args(&text);
     let dir = policy.parent().unwrap();
-    let dir_s = dir.to_str().unwrap();
     let base = policy.file_name().unwrap().to_str().unwrap();
-    let stem = policy.file_stem().unwrap().to_str().unwrap();
-    let scratch = PathBuf::from(format!("/tmp/cfsim-eval-{stem}"));
+    let scratch = scratch(policy);
     let local = format!("./{base}");
     let valid = Command::new(promises)
         .current_dir(dir)
@@ -212,30 +148,28 @@ fn check_live(promises: &Path, agent: &Path, policy: &Path) -> Vec<String> {
         )];
     }
     let mut bad = Vec::new();
-    for (suffix, flag, table) in VARIANTS {
+    for v in &VARIANTS {
         let _ = std::fs::remove_dir_all(&scratch);
         let mut cmd = Command::new(agent);
         cmd.current_dir(dir).args(["-K", "-f", &local]).args(&args);
-        if let Some(f) = flag {
+        if let Some(f) = v.flag {
             cmd.arg(f);
         }
         let out = cmd.output().unwrap();
         let _ = std::fs::remove_dir_all(&scratch);
         let mut raw = out.stdout.clone();
         raw.extend_from_slice(&out.stderr);
-        let got = match table {
-            Some(kind) => filter_table(kind, dir_s, &raw),
-            None => subdir(&String::from_utf8_lossy(&raw), dir_s),
-        };
-        let want = std::fs::read_to_string(recording(policy, suffix)).unwrap();
+        let got = normalise(policy, v, &raw);
+        let want = read_recording(policy, v.suffix);
         if got != want {
             bad.push(format!(
-                "{}: {suffix} differs from the live agent\n--- recorded\n{want}--- live\n{got}",
-                policy.display()
+                "{}: {} differs from the live agent\n--- recorded\n{want}--- live\n{got}",
+                policy.display(),
+                v.suffix
             ));
         }
-        if suffix == "out" {
-            let want_rc = std::fs::read_to_string(recording(policy, "exit")).unwrap();
+        if v.suffix == "out" {
+            let want_rc = read_recording(policy, "exit");
             let got_rc = out.status.code().unwrap_or(-1).to_string();
             if want_rc.trim() != got_rc {
                 bad.push(format!(

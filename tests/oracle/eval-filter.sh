@@ -11,21 +11,25 @@
 #     continuation of a multi-line variable value) belongs to the row above and is kept or dropped with it.
 #  3. classes: rows whose tag column contains the tag `hardclass` are dropped (host, OS, time classes).
 #     vars: rows of the scopes sys, const, mon, edit, this, def and control_* (any namespace) are dropped.
-#  4. If DIR is given, every occurrence of that absolute path is replaced by the literal text `$DIR`.
+#  4. If DIR is given, every occurrence of that absolute path is replaced by the literal text `$DIR`, and in
+#     a line that contained it every run of two or more blanks is squeezed to one blank (the agent pads the
+#     columns after the real path, whose length differs between checkouts).
 #  Rows are otherwise kept byte for byte (column padding and trailing blanks included), in the agent's order.
 set -u
 kind=${1:-}
 dir=${2:-}
 case "$kind" in
   classes|vars) ;;
-  *) sed -n '2,16p' "$0"; exit 2 ;;
+  *) sed -n '2,17p' "$0"; exit 2 ;;
 esac
 awk -v kind="$kind" -v dir="$dir" '
 function subdir(s,   i, out) {
-  if (dir == "") return s
+  if (dir == "" || index(s, dir) == 0) return s
   out = ""
   while ((i = index(s, dir)) > 0) { out = out substr(s, 1, i - 1) "$DIR"; s = substr(s, i + length(dir)) }
-  return out s
+  out = out s
+  gsub(/  +/, " ", out)
+  return out
 }
 BEGIN { in_table = 0; keep = 0 }
 {
