@@ -81,6 +81,18 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             LogLevel::Error,
             &format!("A method attempted to use a bundle '{name}' that was apparently not defined"),
         );
+        let ignore = matches!(
+            e.ctx.vars.get(&(
+                "default".to_string(),
+                "control_common".to_string(),
+                "ignore_missing_bundles".to_string()
+            )),
+            Some(v) if matches!(v.value.as_scalar(), Some("true" | "yes" | "on"))
+        );
+        if ignore {
+            e.end_event(Some("missing_bundle"), None);
+            return;
+        }
         e.log(
             LogLevel::Error,
             &format!("Fatal CFEngine error: Aborting due to missing bundle '{name}'"),

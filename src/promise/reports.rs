@@ -42,8 +42,48 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         );
     } else {
         e.out.raw(format!("R: {promiser}"));
+        print_file(e, def, p);
     }
     e.record_outcome(def, p, Outcome::Kept);
     e.verbose_promise_end("reports", promiser, Outcome::Kept);
     e.end_event(None, Some(Outcome::Kept));
+}
+
+/// `printfile => body`: the first `number_of_lines` lines of `file_to_print` (read from the host), each
+/// as an `R:` line.
+fn print_file(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) {
+    use crate::expr::host::HostEnv;
+    if Engine::constraint(p, "printfile").is_none() {
+        return;
+    }
+    let attrs = e.body_attrs(def, p, "printfile", "printfile");
+    let mut file = None;
+    let mut n = 5usize;
+    for (l, rv) in &attrs {
+        match l.as_str() {
+            "file_to_print" => file = e.scalar_of(rv),
+            "number_of_lines" => {
+                n = e
+                    .scalar_of(rv)
+                    .and_then(|s| s.trim().parse().ok())
+                    .unwrap_or(n)
+            }
+            _ => {}
+        }
+    }
+    let Some(file) = file else {
+        return;
+    };
+    match e.host.read_file(&file) {
+        Some(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            for line in text.lines().take(n) {
+                e.out.raw(format!("R: {line}"));
+            }
+        }
+        None => e.log(
+            crate::eval::output::LogLevel::Error,
+            &format!("Printfile: Could not open file '{file}'"),
+        ),
+    }
 }
