@@ -109,6 +109,12 @@ struct AgentArgs {
     /// Print the evaluation trace: `--trace` text, `--trace=json` JSON lines.
     #[arg(long = "trace", num_args = 0..=1, default_missing_value = "text", require_equals = true)]
     trace: Option<String>,
+    /// Deepest nesting of methods calls before cfsim stops with a diagnostic.
+    #[arg(long = "max-call-depth", default_value_t = 64)]
+    max_call_depth: usize,
+    /// Most iterations of one promise before cfsim skips it with a diagnostic.
+    #[arg(long = "max-iterations", default_value_t = 100_000)]
+    max_iterations: usize,
 }
 
 fn main() -> ExitCode {
@@ -171,6 +177,10 @@ fn main() -> ExitCode {
                 show_vars: a.show_evaluated_vars,
                 exec: a.exec,
                 trace,
+                limits: Some(cfsim::eval::Limits {
+                    max_call_depth: a.max_call_depth,
+                    max_iterations: a.max_iterations,
+                }),
             })
         }
     };

@@ -35,6 +35,8 @@ pub struct Options {
     pub show_vars: Option<String>,
     pub exec: bool,
     pub trace: Option<TraceFormat>,
+    /// Limits (method nesting, iterations per promise); defaults when `None`.
+    pub limits: Option<crate::eval::Limits>,
 }
 
 /// Everything a run printed, and its exit code (used by tests and the CLI).
@@ -138,7 +140,7 @@ pub fn simulate(o: &Options) -> RunResult {
         exec: o.exec,
         dry_run: o.dry_run,
         trace: o.trace.is_some(),
-        ..RunOptions::default()
+        limits: o.limits.unwrap_or_default(),
     };
     let mut e = match prepare(&o.file, &host, Component::Agent, &classes, level, opts) {
         Ok(e) => e,
