@@ -254,6 +254,9 @@ impl Engine<'_> {
                 }
             }
             let promiser = self.expand(&p.promiser.value);
+            self.ctx
+                .this
+                .insert("promiser".into(), promiser.text.clone());
             self.begin_event(def, t, p, &promiser.text, true);
             if promiser.dropped {
                 self.end_event(Some("unresolved"), None);
