@@ -259,3 +259,66 @@ impl EvalEnv for Context {
         serde_json::Value::Array(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Context {
+        let mut c = Context::default();
+        c.hard.insert("linux".into(), "source=agent".into());
+        c.frames.push(Frame {
+            ns: "default".into(),
+            bundle: "main".into(),
+            ..Frame::default()
+        });
+        c
+    }
+
+    #[test]
+    fn local_classes_vanish_with_their_frame_unless_inherited() {
+        let mut c = ctx();
+        c.define_local("loc", vec![]);
+        c.frames.push(Frame {
+            ns: "default".into(),
+            bundle: "child".into(),
+            ..Frame::default()
+        });
+        assert!(!c.class_defined(None, "loc"));
+        if let Some(f) = c.frames.last_mut() {
+            f.inherit = true;
+        }
+        assert!(c.class_defined(None, "loc"));
+        c.frames.pop();
+        c.frames.pop();
+        assert!(!c.class_defined(None, "loc"));
+    }
+
+    #[test]
+    fn namespaced_classes_and_hard_classes() {
+        let mut c = ctx();
+        c.define_global("web", "w", vec![]);
+        assert!(!c.class_defined(None, "w"));
+        assert!(c.class_defined(Some("web"), "w"));
+        assert!(c.class_defined(None, "linux"));
+        c.undefine("default", "linux");
+        assert!(
+            c.class_defined(None, "linux"),
+            "hard classes cannot be removed"
+        );
+    }
+
+    #[test]
+    fn iteration_overlay_wins_over_the_list() {
+        let mut c = ctx();
+        c.set_var(
+            ("default".into(), "main".into(), "l".into()),
+            Value::slist(vec!["a".into(), "b".into()]),
+            vec![],
+        );
+        let mut b = Binding::new();
+        b.insert("l".into(), "b".into());
+        c.bind(&b);
+        assert_eq!(c.get_var("default", "main", "l"), Some(Value::str("b")));
+    }
+}

@@ -85,3 +85,28 @@ pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_render_like_show_vars() {
+        // recorded in policies/eval/show and the spec §8.1
+        assert_eq!(render_value(&Value::str("a\"b")), "a\\\"b");
+        assert_eq!(render_value(&Value::str("x\ny")), "<non-printable>");
+        assert_eq!(
+            render_value(&Value::slist(vec!["a".into(), "b".into()])),
+            " {\"a\",\"b\"}"
+        );
+        assert_eq!(render_value(&Value::slist(vec![])), "");
+    }
+
+    #[test]
+    fn filter_is_anchored() {
+        let re = filter(Some("main\\..*")).ok().flatten();
+        assert!(re.as_ref().is_some_and(|r| r.is_match("main.x")));
+        assert!(!re.as_ref().is_some_and(|r| r.is_match("xmain.x")));
+        assert!(filter(Some("(")).is_err());
+    }
+}

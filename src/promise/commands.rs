@@ -326,3 +326,16 @@ fn set(e: &mut Engine<'_>, context: &str, name: &str, value: Value, tags: Vec<St
         .push(format!("{}:{}.{}", key.0, key.1, key.2));
     e.ctx.set_var(key, value, tags);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::q_tag;
+
+    #[test]
+    fn q_tag_steps_back_ten_from_the_end_of_argv0() {
+        // recorded (spec §8.1 and policies/agent/pass.expected): ".../bin/echo cmd-r"
+        assert_eq!(q_tag("/bin/echo cmd-ran"), "/bin/echo cmd-r");
+        assert_eq!(q_tag("/srv/demo/mod/errmod arg1"), "mod/errmod arg1");
+        assert_eq!(q_tag("/bin/true"), "/bin/true");
+    }
+}

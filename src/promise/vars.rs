@@ -173,3 +173,17 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     e.apply_classes_body(def, p, Outcome::Kept);
     e.end_event(None, Some(Outcome::Kept));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::legal_identifier;
+
+    #[test]
+    fn identifiers_follow_the_agent() {
+        // recorded: 'my-var' is not legal; anything goes inside brackets
+        assert!(!legal_identifier("my-var"));
+        assert!(!legal_identifier("a b"));
+        assert!(legal_identifier("arr[a-b c:d]"));
+        assert!(legal_identifier("plain_1"));
+    }
+}
