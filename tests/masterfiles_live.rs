@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 const MASTERFILES: &str = "/usr/share/cfengine3/masterfiles/promises.cf";
+const UPDATE: &str = "/usr/share/cfengine3/masterfiles/update.cf";
 /// Least number of identical `--show-vars` rows (of about 690).
 const VARS_FLOOR: usize = 660;
 
@@ -30,11 +31,15 @@ fn available() -> bool {
 }
 
 fn run(bin: &str, first: Option<&str>, flag: &str) -> String {
+    run_on(MASTERFILES, bin, first, flag)
+}
+
+fn run_on(file: &str, bin: &str, first: Option<&str>, flag: &str) -> String {
     let mut c = Command::new(bin);
     if let Some(f) = first {
         c.arg(f);
     }
-    let out = c.args(["-f", MASTERFILES, flag]).output().unwrap();
+    let out = c.args(["-f", file, flag]).output().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

@@ -35,6 +35,27 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         if let Some(r) = e.results.last_mut() {
             r.push((k, promiser.to_string()));
         }
+    } else if let Some(rv) = Engine::constraint(p, "report_to_file") {
+        // Simulation never writes: a missing directory gives the agent's error, otherwise an info line.
+        let file = e.scalar_of(rv).unwrap_or_default();
+        let dir = file.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        let dir_ok = {
+            use crate::expr::host::HostEnv;
+            dir.is_empty() || e.host.stat(&dir, true).is_some_and(|s| s.is_dir)
+        };
+        if dir_ok {
+            e.log(
+                crate::eval::output::LogLevel::Info,
+                &format!(
+                    "cfsim: would append '{promiser}' to '{file}' (simulated; nothing written)"
+                ),
+            );
+        } else {
+            e.log(
+                crate::eval::output::LogLevel::Error,
+                &format!("Could not open log file '{file}', message '{promiser}'. (fopen: No such file or directory)"),
+            );
+        }
     } else if e.opts.dry_run {
         e.log(
             crate::eval::output::LogLevel::Warning,
