@@ -161,8 +161,8 @@ pub struct Engine<'h> {
     pub pending_call: Option<(String, String)>,
     /// A fatal error stopped the run (printed already); exit code 1.
     pub fatal: bool,
-    /// Custom promise types declared with `promise agent NAME`.
-    pub promise_types: Vec<String>,
+    /// Custom promise types declared with `promise agent NAME`: name, attributes, file.
+    pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
     /// Bundle (index) and file of the promise under evaluation.
     pub cur_file: usize,
 }
@@ -231,7 +231,8 @@ impl<'h> Engine<'h> {
                 });
             }
             for pb in &l.policy.promise_blocks {
-                self.promise_types.push(pb.name.clone());
+                self.promise_types
+                    .push((pb.name.clone(), pb.attrs.clone(), i));
             }
             for b in l.policy.bodies {
                 let (ns, name) = split_ns(&b.name, &b.namespace);

@@ -24,7 +24,22 @@ pub const NOT_SIMULATED: &[&str] = &[
 
 /// Reports the promise as not simulated (once per identity).
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
-    if !NOT_SIMULATED.contains(&t) && !e.promise_types.iter().any(|x| x == t) {
+    let block = e.promise_types.iter().find(|x| x.0 == t).cloned();
+    if let Some((_, attrs, file)) = &block {
+        if let Some(path) = module_path(e, attrs, *file) {
+            use crate::expr::host::HostEnv;
+            if e.host.stat(&path, true).is_none() {
+                // observed: once per promise and pass
+                e.log(
+                    LogLevel::Error,
+                    &format!("Promise module '{path}' does not exist"),
+                );
+                e.end_event(Some("missing_module"), None);
+                return;
+            }
+        }
+    }
+    if !NOT_SIMULATED.contains(&t) && block.is_none() {
         // observed: one error per promise and pass, whatever its guard or conditions
         e.log(LogLevel::Error, &format!("Undefined promise type '{t}'"));
         e.end_event(Some("undefined_type"), None);
@@ -52,4 +67,31 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         ),
     );
     e.end_event(Some("not_simulated"), None);
+}
+
+/// The expanded `path` of a `promise agent` block (`$(this.promise_dirname)` is the block's directory).
+fn module_path(
+    e: &mut Engine<'_>,
+    attrs: &[crate::syntax::ast::Constraint],
+    file: usize,
+) -> Option<String> {
+    let rv = attrs
+        .iter()
+        .find(|c| c.lval == "path")
+        .map(|c| c.rval.clone())?;
+    let fpath = e
+        .files
+        .get(file)
+        .map(|f| crate::eval::runner::absolute_keep_dots(&f.path))
+        .unwrap_or_default();
+    let dir = fpath
+        .rsplit_once('/')
+        .map(|(d, _)| d.to_string())
+        .unwrap_or_default();
+    let saved = std::mem::take(&mut e.ctx.this);
+    e.ctx.this.insert("promise_filename".into(), fpath);
+    e.ctx.this.insert("promise_dirname".into(), dir);
+    let path = e.scalar_of(&rv);
+    e.ctx.this = saved;
+    path
 }
