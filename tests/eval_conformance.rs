@@ -219,3 +219,15 @@ fn agent_recordings_match_live() {
         assert_eq!(got, want, "live cf-agent differs for {}", p.display());
     }
 }
+
+/// The 8 upstream hENC cases (policies/henc/upstream, recorded from the real cf-agent running `cfsim henc`
+/// as the module): `cfsim agent` merges the `henc` module promises natively, without executing anything,
+/// and prints the same report lines.
+#[test]
+fn henc_upstream_cases_run_natively() {
+    let dir = root().join("policies/henc/upstream");
+    let (raw, code) = cfsim(&dir.join("policy.cf"), &[]);
+    let want = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
+    assert_eq!(code, 0);
+    assert_eq!(String::from_utf8_lossy(&raw), want);
+}
