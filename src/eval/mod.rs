@@ -221,7 +221,7 @@ impl<'h> Engine<'h> {
                 self.ctx.bundles.push(crate::expr::env::BundleInfo {
                     ns: ns.clone(),
                     name: name.clone(),
-                    tags: meta_tags(&b),
+                    tags: Vec::new(),
                 });
                 self.bundles.push(BundleDef {
                     ns,
@@ -245,6 +245,14 @@ impl<'h> Engine<'h> {
                 });
             }
             self.files.push(l.file);
+        }
+    }
+
+    /// Bundle tags from `meta: "tags"` promises, as the agent's preliminary evaluation (stage 7) makes
+    /// them visible to `bundlesmatching` (cf-promises does not).
+    pub fn apply_meta_tags(&mut self) {
+        for (info, def) in self.ctx.bundles.iter_mut().zip(&self.bundles) {
+            info.tags = meta_tags(&def.bundle);
         }
     }
 
