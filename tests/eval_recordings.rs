@@ -1,10 +1,10 @@
-//! Checks the eval corpus `policies/eval/<topic>/NAME.cf` (issue 5's conformance target): every policy has
-//! its complete recording (`.out`, `.exit`, `.info.out`, `.classes`, `.vars`), and, when cf-agent 3.21.0 is
-//! installed, every recording is re-checked against the live agent exactly the way
-//! `tests/oracle/record-eval.sh` made it (validate with `cf-promises -c` first, run `cf-agent -K -f ./NAME.cf`
-//! from the policy's directory with the policy's `# args:` flags, replace the fixture directory by `$DIR`,
-//! filter the tables with `tests/oracle/eval-filter.sh`). Without cf-agent the live test prints a skip note,
-//! except under `CI=true`, where it fails.
+//! Checks the eval corpus `policies/eval/<topic>/NAME.cf` (issue 5's conformance target): every policy
+//! has its complete recording (`.out`, `.exit`, `.info.out`, `.classes`, `.vars`, `.verbose`), and, when
+//! cf-agent 3.21.0 is installed, every recording is re-checked against the live agent exactly the way
+//! `tests/oracle/record-eval.sh` made it (validate with `cf-promises -c` first, run `cf-agent -K -f
+//! ./NAME.cf` from the policy's directory with the policy's `# args:` flags, replace the fixture directory
+//! by `$DIR`, filter tables and the -v trace with `tests/oracle/eval-filter.sh`). Without cf-agent the live
+//! test prints a skip note, except under `CI=true`, where it fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -9,14 +9,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// What is recorded per policy: file suffix, the agent flag added for it, the table filter applied.
+/// What is recorded per policy: file suffix, the agent flag added for it, the `eval-filter.sh` kind applied.
 pub struct Variant {
     pub suffix: &'static str,
     pub flag: Option<&'static str>,
     pub table: Option<&'static str>,
 }
 
-pub const VARIANTS: [Variant; 4] = [
+pub const VARIANTS: [Variant; 5] = [
     Variant {
         suffix: "out",
         flag: None,
@@ -36,6 +36,11 @@ pub const VARIANTS: [Variant; 4] = [
         suffix: "vars",
         flag: Some("--show-evaluated-vars"),
         table: Some("vars"),
+    },
+    Variant {
+        suffix: "verbose",
+        flag: Some("-v"),
+        table: Some("verbose"),
     },
 ];
 
@@ -110,7 +115,7 @@ pub fn subdir(text: &str, dir: &str) -> String {
     text.replace(dir, "$DIR")
 }
 
-/// Apply `tests/oracle/eval-filter.sh <kind> <dir>` to a run's raw stdout.
+/// Apply `tests/oracle/eval-filter.sh <kind> <dir>` (classes, vars, verbose) to a run's raw stdout.
 pub fn filter_table(kind: &str, dir: &str, raw: &[u8]) -> String {
     let script = root().join("tests/oracle/eval-filter.sh");
     let mut child = Command::new("bash")

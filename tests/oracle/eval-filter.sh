@@ -2,6 +2,7 @@
 # eval-filter.sh: make a --show-evaluated-classes / --show-evaluated-vars table machine-independent.
 #
 #   eval-filter.sh classes|vars [DIR] < agent-stdout > filtered
+#   eval-filter.sh verbose [DIR] < agent-v-stdout > filtered
 #
 # Applied identically to the real cf-agent's output (tests/oracle/record-eval.sh) and to cfsim's.
 # Rules, in order:
@@ -15,23 +16,43 @@
 #     a line that contained it every run of two or more blanks is squeezed to one blank (the agent pads the
 #     columns after the real path, whose length differs between checkouts).
 #  Rows are otherwise kept byte for byte (column padding and trailing blanks included), in the agent's order.
+# verbose (a `cf-agent -v` run): the evaluation trace without the machine-dependent parts.
+#  * every line that is not a ` verbose: ` or `   debug: ` log line is kept (R: lines and their continuation
+#    lines, Q: blocks, error/warning/notice/info lines);
+#  * ` verbose: ` lines are kept only after the "Begin policy/promise evaluation" banner, only in the
+#    `X: ` form (X one of B P V C A: bundle, promise, variable, class, accounting lines), never the
+#    separator lines (`B: ****`, `P: ....`) and never `C: discovered hard class ...`;
+#  * DIR is replaced by `$DIR`; a kept line that still holds the first 8 characters of DIR names the
+#    fixture directory in a form the agent truncated (`Promiser/affected object: '<40 chars>'`,
+#    `END commands promise (<30 chars>...)`, which depends on the checkout path) and is dropped.
 set -u
 kind=${1:-}
 dir=${2:-}
 case "$kind" in
-  classes|vars) ;;
-  *) sed -n '2,17p' "$0"; exit 2 ;;
+  classes|vars|verbose) ;;
+  *) sed -n '2,27p' "$0"; exit 2 ;;
 esac
 awk -v kind="$kind" -v dir="$dir" '
-function subdir(s,   i, out) {
+function subdir(s, squeeze,   i, out) {
   if (dir == "" || index(s, dir) == 0) return s
   out = ""
   while ((i = index(s, dir)) > 0) { out = out substr(s, 1, i - 1) "$DIR"; s = substr(s, i + length(dir)) }
   out = out s
-  gsub(/  +/, " ", out)
+  if (squeeze) gsub(/  +/, " ", out)
   return out
 }
-BEGIN { in_table = 0; keep = 0 }
+BEGIN { in_table = 0; keep = 0; begun = 0; prefix = (length(dir) >= 8) ? substr(dir, 1, 8) : "" }
+kind == "verbose" {
+  line = $0
+  if (line !~ /^ verbose: / && line !~ /^   debug: /) { out = subdir(line, 0); if (prefix == "" || index(out, prefix) == 0) print out; next }
+  if (line ~ /Begin policy\/promise evaluation/) { begun = 1; next }
+  if (!begun || line !~ /^ verbose: [BPVCA]: /) next
+  if (line ~ /^ verbose: [BPVCA]: [.*]+$/ || line ~ /^ verbose: C: discovered hard class/) next
+  out = subdir(line, 0)
+  if (prefix != "" && index(out, prefix) > 0) next
+  print out
+  next
+}
 {
   line = $0
   if (!in_table) {
@@ -53,5 +74,5 @@ BEGIN { in_table = 0; keep = 0 }
       keep = !(scope == "sys" || scope == "const" || scope == "mon" || scope == "edit" || scope == "this" || scope == "def" || scope ~ /^control_/)
     }
   }
-  if (keep) print subdir(line)
+  if (keep) print subdir(line, 1)
 }'

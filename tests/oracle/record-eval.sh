@@ -9,6 +9,7 @@
 #   NAME.info.out stdout of the run with -I
 #   NAME.classes  --show-evaluated-classes table, filtered by tests/oracle/eval-filter.sh classes
 #   NAME.vars     --show-evaluated-vars table, filtered by tests/oracle/eval-filter.sh vars
+#   NAME.verbose  the run with -v, filtered by tests/oracle/eval-filter.sh verbose (bundle/pass/promise trace)
 # In every file the absolute path of the fixture directory is replaced by the literal text `$DIR`.
 # Policies that need scratch files use /tmp/cfsim-eval-NAME, removed before and after each run.
 # Idempotent: recording twice gives identical files (the corpus is deterministic).
@@ -33,6 +34,7 @@ for policy in "$@"; do
   run -I 2>&1 | subdir "$dir" > "$dir/$base.info.out"
   run --show-evaluated-classes 2>&1 | "$filter" classes "$dir" > "$dir/$base.classes"
   run --show-evaluated-vars 2>&1 | "$filter" vars "$dir" > "$dir/$base.vars"
+  run -v 2>&1 | "$filter" verbose "$dir" > "$dir/$base.verbose"
   rm -f "$dir/$base.raw"
   if grep -q 'policy rejected by cf-promises' "$dir/$base.out"; then
     echo "record-eval: $policy rejected by cf-promises" >&2; fail=1
