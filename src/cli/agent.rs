@@ -84,6 +84,7 @@ pub fn prepare<'h>(
     }
     if component == Component::Agent {
         e.apply_meta_tags();
+        e.preliminary_meta();
         e.preliminary_checks();
     }
     Ok(e)

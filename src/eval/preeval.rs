@@ -176,6 +176,25 @@ impl Engine<'_> {
         true
     }
 
+    /// Stage 7 of the agent evaluates the `meta:` promises of every bundle (`<bundle>_meta.*`).
+    pub fn preliminary_meta(&mut self) {
+        for i in 0..self.bundles.len() {
+            let Some(def) = self.bundles.get(i).cloned() else {
+                continue;
+            };
+            if !def.bundle.sections.iter().any(|s| s.promise_type == "meta") {
+                continue;
+            }
+            self.ctx.frames.push(super::context::Frame {
+                ns: def.ns.clone(),
+                bundle: def.name.clone(),
+                ..Default::default()
+            });
+            self.resolve_type(&def, "meta");
+            self.ctx.frames.pop();
+        }
+    }
+
     /// Stage 7 of the agent ("preliminary convergence"), reduced to its visible effect: literal class
     /// expressions of `if`/`ifvarclass`/`unless` that are errors are reported once.
     pub fn preliminary_checks(&mut self) {
