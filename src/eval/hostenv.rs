@@ -1,7 +1,8 @@
 //! `HostAdapter`: the `expr::HostEnv` of a run, answering from the run's [`Host`] (profile or local
 //! discovery). Files come from the host's file map / `files_root`, time and names from the host facts,
-//! command results from the profile. Only a `local` host falls back to this machine (read-only lookups,
-//! and the commands `execresult`-like functions run, as the agent would run them).
+//! command results from the profile. Only a `local` host falls back to this machine for read-only lookups;
+//! commands asked for by functions (`execresult`, `returnszero`, …) run only when the run allows execution
+//! (`cfsim agent --exec`), because a simulation never changes the machine.
 
 use crate::expr::host::{
     Capture, CommandOutput, FileStat, GroupInfo, HostEnv, LastSeen, PackageInfo, ProcessInfo,
@@ -14,13 +15,19 @@ use crate::host::Host;
 pub struct HostAdapter<'a> {
     pub host: &'a Host,
     local: Option<LocalHost>,
+    /// Commands may run on this machine (`--exec`).
+    pub allow_exec: bool,
 }
 
 impl<'a> HostAdapter<'a> {
     /// Wraps `host`; a host discovered from this machine (`origin == "local"`) may consult the machine.
     pub fn new(host: &'a Host) -> HostAdapter<'a> {
         let local = (host.origin == "local").then(LocalHost::new);
-        HostAdapter { host, local }
+        HostAdapter {
+            host,
+            local,
+            allow_exec: false,
+        }
     }
 }
 
@@ -67,6 +74,9 @@ impl HostEnv for HostAdapter<'_> {
                 status: r.exit_code,
                 output: r.output.clone(),
             });
+        }
+        if !self.allow_exec {
+            return None;
         }
         self.local
             .as_ref()

@@ -175,12 +175,14 @@ impl<'h> Engine<'h> {
         level: LogLevel,
         opts: RunOptions,
     ) -> Engine<'h> {
+        let mut adapter = HostAdapter::new(host);
+        adapter.allow_exec = opts.exec && !opts.dry_run;
         let mut e = Engine {
             ctx: Context::default(),
             files: Vec::new(),
             bundles: Vec::new(),
             bodies: Vec::new(),
-            host: HostAdapter::new(host),
+            host: adapter,
             cache: FnCache::default(),
             out: Output::new(level),
             opts,
