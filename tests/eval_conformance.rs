@@ -188,6 +188,7 @@ fn agent_fixtures_match_recordings() {
     for p in fixtures {
         let text = std::fs::read_to_string(&p).unwrap();
         let mut args = header_args(&text, "# args:");
+        args.extend(header_args(&text, "# agent-args:"));
         args.extend(header_args(&text, "# cfsim-args:"));
         let (raw, code) = cfsim(&p, &args);
         let want = std::fs::read_to_string(p.with_extension("expected")).unwrap();
@@ -211,7 +212,13 @@ fn agent_recordings_match_live() {
         return;
     }
     for p in agent_fixtures() {
-        let out = Command::new(oracle).arg("agent").arg(&p).output().unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let out = Command::new(oracle)
+            .arg("agent")
+            .arg(&p)
+            .args(header_args(&text, "# agent-args:"))
+            .output()
+            .unwrap();
         let mut raw = out.stdout;
         raw.extend(out.stderr);
         let got = expected_of(&p, &raw, out.status.code().unwrap_or(-1));

@@ -35,7 +35,7 @@ fn trace(name: &str, format: &str) -> String {
         format!("./{name}.cf"),
         format!("--trace={format}"),
     ];
-    for prefix in ["# args:", "# cfsim-args:"] {
+    for prefix in ["# args:", "# agent-args:", "# cfsim-args:"] {
         if let Some(a) = text.lines().find_map(|l| l.strip_prefix(prefix)) {
             args.extend(a.split_whitespace().map(str::to_string));
         }

@@ -12,11 +12,12 @@ pub const CLASSES_HEADER: &str = "Class name                                    
 /// Header of the variables table.
 pub const VARS_HEADER: &str = "Variable name                            Variable value                                               Meta tags                                Comment                                 ";
 
-/// Compiles the `=REGEX` filter (anchored, as the agent matches it); `None` means every row.
+/// Compiles the `=REGEX` filter: an unanchored search, as the agent does it (`=linu` lists `linux` and
+/// `compiled_on_linux_gnu`; `=g.x` lists `default:g.x`); `None` means every row.
 pub fn filter(re: Option<&str>) -> Result<Option<Regex>, String> {
     match re {
         None | Some("") => Ok(None),
-        Some(r) => Regex::new(&format!("^(?:{r})$"))
+        Some(r) => Regex::new(r)
             .map(Some)
             .map_err(|e| format!("invalid regular expression '{r}': {e}")),
     }
@@ -103,10 +104,14 @@ mod tests {
     }
 
     #[test]
-    fn filter_is_anchored() {
-        let re = filter(Some("main\\..*")).ok().flatten();
-        assert!(re.as_ref().is_some_and(|r| r.is_match("main.x")));
-        assert!(!re.as_ref().is_some_and(|r| r.is_match("xmain.x")));
+    fn filter_is_a_search() {
+        // recorded: cf-promises --show-classes=linu lists compiled_on_linux_gnu and linux
+        let re = filter(Some("linu")).ok().flatten();
+        assert!(re
+            .as_ref()
+            .is_some_and(|r| r.is_match("compiled_on_linux_gnu")));
+        assert!(re.as_ref().is_some_and(|r| r.is_match("linux")));
+        assert!(!re.as_ref().is_some_and(|r| r.is_match("debian")));
         assert!(filter(Some("(")).is_err());
     }
 }

@@ -18,6 +18,41 @@ const DECIDERS: &[&str] = &[
     "select_class",
 ];
 
+/// Bob Jenkins' one-at-a-time hash, as the agent's `StringHash` computes it.
+pub fn one_at_a_time(s: &str) -> u32 {
+    let mut h: u32 = 0;
+    for b in s.bytes() {
+        h = h.wrapping_add(u32::from(b));
+        h = h.wrapping_add(h << 10);
+        h ^= h >> 6;
+    }
+    h = h.wrapping_add(h << 3);
+    h ^= h >> 11;
+    h.wrapping_add(h << 15)
+}
+
+/// Which of `n` `select_class` options the agent picks for the seed `fqhost+ipv4+uid`.
+pub fn select_index(seed: &str, n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    (one_at_a_time(seed) as usize) % n
+}
+
+/// The `select_class` seed of this run: `sys.fqhost`, `sys.ipv4` and the agent's uid.
+fn select_seed(e: &Engine<'_>) -> String {
+    use crate::expr::env::VarLookup;
+    let get = |k: &str| {
+        e.ctx
+            .get_var("default", "sys", k)
+            .and_then(|v| v.as_scalar().map(str::to_string))
+            .unwrap_or_default()
+    };
+    let host = e.host.host;
+    let uid = host.user(&host.current_user).map_or(0, |u| u.uid);
+    format!("{}+{}+{uid}", get("fqhost"), get("ipv4"))
+}
+
 fn elements(rv: &Rval) -> Vec<Rval> {
     match rv {
         Rval::List(items, _) => items.clone(),
@@ -87,8 +122,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 }
                 _ => {
                     let opts = e.list_of(&rv);
-                    if let Some(first) = opts.first() {
-                        extra = Some(canonify(first));
+                    let seed = select_seed(e);
+                    if let Some(chosen) = opts.get(select_index(&seed, opts.len())) {
+                        extra = Some(canonify(chosen));
                     }
                     true
                 }
@@ -117,7 +153,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Some(rv) => e.scalar_of(rv),
         None => None,
     };
-    for c in std::iter::once(name).chain(extra) {
+    let is_select = deciders.first() == Some(&"select_class");
+    for (i, c) in std::iter::once(name).chain(extra).enumerate() {
+        // the class chosen by select_class is always global
+        let global = global || (is_select && i == 1);
         if let (Some(cm), true) = (&comment, global) {
             let row = if def.ns == "default" {
                 c.clone()
@@ -141,4 +180,21 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.cur.classes_set.push(c);
     }
     e.end_event(None, Some(Outcome::Kept));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select_index;
+
+    #[test]
+    fn select_class_matches_the_agent() {
+        // recorded on the VM (sys.fqhost "vm", sys.ipv4 "192.0.2.2", uid 0) with lists of 2, 3, 5, 7
+        // and 11 options: a2_1, a3_2, a5_3, a7_4, b7
+        let seed = "vm+192.0.2.2+0";
+        let picked: Vec<usize> = [2, 3, 5, 7, 11]
+            .iter()
+            .map(|&n| select_index(seed, n))
+            .collect();
+        assert_eq!(picked, vec![0, 1, 2, 3, 6]);
+    }
 }
