@@ -135,9 +135,22 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             return;
         }
     }
+    // the exit-code verdict is logged before the quoted output (recorded)
+    let outcome = if ran.simulated_unknown {
+        Outcome::Repaired
+    } else if ran.abnormal {
+        e.log(
+            LogLevel::Error,
+            &process::abnormal_termination_message(&cmd),
+        );
+        Outcome::Failed
+    } else {
+        e.returncode_outcome(def, p, &cmd, ran.code)
+    };
     if show_output && !ran.output.is_empty() {
         let tag = q_tag(&cmd);
-        let lines: Vec<&str> = ran.output.lines().collect();
+        // empty lines are not quoted (recorded)
+        let lines: Vec<&str> = ran.output.lines().filter(|l| !l.is_empty()).collect();
         for (i, l) in lines.iter().enumerate() {
             if i == 0 {
                 e.log(LogLevel::Notice, &format!("Q: \"...{tag}\": {l}"));
@@ -153,17 +166,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             ),
         );
     }
-    let outcome = if ran.simulated_unknown {
-        Outcome::Repaired
-    } else if ran.abnormal {
-        e.log(
-            LogLevel::Error,
-            &process::abnormal_termination_message(&cmd),
-        );
-        Outcome::Failed
-    } else {
-        e.returncode_outcome(def, p, &cmd, ran.code)
-    };
     if !ran.simulated_unknown {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
