@@ -7,12 +7,14 @@
 
 pub mod cli;
 pub mod diag;
+pub mod eval;
 pub mod expr;
 pub mod functions;
 pub mod henc;
 pub mod host;
 pub mod load;
 pub mod module;
+pub mod promise;
 pub mod source;
 pub mod syntax;
 pub mod value;

@@ -16,6 +16,8 @@ struct Cli {
 enum Cmd {
     /// Check a policy and print it, as cf-promises does.
     Promises(PromisesArgs),
+    /// Simulate a cf-agent run.
+    Agent(AgentArgs),
     /// List the 186 built-in functions of CFEngine 3.21 with implemented / not implemented
     Functions,
     /// Merge hENC files like the hENC Perl module (install as modules/henc); no FILE reads stdin
@@ -62,6 +64,57 @@ struct PromisesArgs {
     /// Inform output.
     #[arg(short = 'I', long = "inform")]
     inform: bool,
+    /// Print the pre-evaluated classes (optionally only names matching the regex).
+    #[arg(long = "show-classes", num_args = 0..=1, default_missing_value = "", require_equals = true)]
+    show_classes: Option<String>,
+    /// Print the pre-evaluated variables (optionally only names matching the regex).
+    #[arg(long = "show-vars", num_args = 0..=1, default_missing_value = "", require_equals = true)]
+    show_vars: Option<String>,
+    /// Host profile JSON file, or `local` (default).
+    #[arg(long = "host")]
+    host: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct AgentArgs {
+    #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
+    file: String,
+    /// Accepted for compatibility: cfsim never uses locks.
+    #[arg(short = 'K', long = "no-lock")]
+    no_lock: bool,
+    #[arg(short = 'D', long = "define", value_delimiter = ',')]
+    define: Vec<String>,
+    #[arg(short = 'N', long = "negate", value_delimiter = ',')]
+    negate: Vec<String>,
+    #[arg(short = 'b', long = "bundlesequence")]
+    bundlesequence: Option<String>,
+    #[arg(short = 'I', long = "inform")]
+    inform: bool,
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
+    #[arg(short = 'n', long = "dry-run")]
+    dry_run: bool,
+    #[arg(short = 'g', long = "log-level")]
+    log_level: Option<String>,
+    #[arg(long = "show-evaluated-classes", num_args = 0..=1, default_missing_value = "", require_equals = true)]
+    show_evaluated_classes: Option<String>,
+    #[arg(long = "show-evaluated-vars", num_args = 0..=1, default_missing_value = "", require_equals = true)]
+    show_evaluated_vars: Option<String>,
+    /// Host profile JSON file, or `local` (default).
+    #[arg(long = "host", default_value = "local")]
+    host: String,
+    /// Run commands for real instead of simulating them.
+    #[arg(long = "exec")]
+    exec: bool,
+    /// Print the evaluation trace: `--trace` text, `--trace=json` JSON lines.
+    #[arg(long = "trace", num_args = 0..=1, default_missing_value = "text", require_equals = true)]
+    trace: Option<String>,
+    /// Deepest nesting of methods calls before cfsim stops with a diagnostic.
+    #[arg(long = "max-call-depth", default_value_t = 64)]
+    max_call_depth: usize,
+    /// Most iterations of one promise before cfsim skips it with a diagnostic.
+    #[arg(long = "max-iterations", default_value_t = 100_000)]
+    max_iterations: usize,
 }
 
 fn main() -> ExitCode {
@@ -92,6 +145,42 @@ fn main() -> ExitCode {
             cli::promises::run(&cli::promises::Options {
                 file: a.file,
                 format,
+                show_classes: a.show_classes,
+                show_vars: a.show_vars,
+                host: a.host,
+                define: a.define,
+                negate: a.negate,
+            })
+        }
+        Cmd::Agent(a) => {
+            let _ = a.no_lock;
+            let trace = match a.trace.as_deref() {
+                None => None,
+                Some("text") => Some(cli::agent::TraceFormat::Text),
+                Some("json") => Some(cli::agent::TraceFormat::Json),
+                Some(other) => {
+                    println!("   error: Unknown trace format '{other}' (text or json)");
+                    return ExitCode::from(2);
+                }
+            };
+            cli::agent::run(&cli::agent::Options {
+                file: a.file,
+                host: a.host,
+                define: a.define,
+                negate: a.negate,
+                bundlesequence: a.bundlesequence,
+                inform: a.inform,
+                verbose: a.verbose,
+                dry_run: a.dry_run,
+                level: a.log_level,
+                show_classes: a.show_evaluated_classes,
+                show_vars: a.show_evaluated_vars,
+                exec: a.exec,
+                trace,
+                limits: Some(cfsim::eval::Limits {
+                    max_call_depth: a.max_call_depth,
+                    max_iterations: a.max_iterations,
+                }),
             })
         }
     };

@@ -1,3 +1,4 @@
 //! Subcommand implementations behind the thin `main.rs`: each takes parsed flags and returns an exit code.
 
+pub mod agent;
 pub mod promises;

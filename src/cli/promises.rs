@@ -29,9 +29,18 @@ impl OutputFormat {
     }
 }
 
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     pub file: String,
     pub format: Option<OutputFormat>,
+    /// `--show-classes[=RE]` (`Some("")` = all): pre-evaluated classes table.
+    pub show_classes: Option<String>,
+    /// `--show-vars[=RE]`: pre-evaluated variables table.
+    pub show_vars: Option<String>,
+    /// `--host FILE|local` (default local).
+    pub host: Option<String>,
+    pub define: Vec<String>,
+    pub negate: Vec<String>,
 }
 
 /// Log line in cf-promises' format (level right-aligned in 8 columns).
@@ -104,7 +113,61 @@ pub fn run(opts: &Options) -> u8 {
         }
         _ => {}
     }
+    let code = if opts.show_classes.is_some() || opts.show_vars.is_some() {
+        show_tables(opts, &mut out)
+    } else {
+        0
+    };
     let _ = out.flush();
+    code
+}
+
+/// Pre-evaluates like cf-promises and prints the `--show-classes` / `--show-vars` tables.
+fn show_tables(opts: &Options, out: &mut impl Write) -> u8 {
+    use crate::eval::render;
+    let host = match crate::host::load_host(opts.host.as_deref().unwrap_or("local")) {
+        Ok(h) => h,
+        Err(e) => {
+            log_error(out, &e.to_string());
+            return 2;
+        }
+    };
+    let (cre, vre) = match (
+        render::filter(opts.show_classes.as_deref()),
+        render::filter(opts.show_vars.as_deref()),
+    ) {
+        (Ok(c), Ok(v)) => (c, v),
+        (Err(e), _) | (_, Err(e)) => {
+            log_error(out, &e);
+            return 2;
+        }
+    };
+    let classes = crate::eval::setup::ClassOptions {
+        define: opts.define.clone(),
+        negate: opts.negate.clone(),
+        ..Default::default()
+    };
+    let e = match crate::cli::agent::prepare(
+        &opts.file,
+        &host,
+        crate::host::hard_classes::Component::Promises,
+        &classes,
+        crate::eval::output::LogLevel::Notice,
+        crate::eval::RunOptions::default(),
+    ) {
+        Ok(e) => e,
+        Err(r) => {
+            let _ = out.write_all(r.stdout.as_bytes());
+            return r.code;
+        }
+    };
+    let _ = out.write_all(e.out.text().as_bytes());
+    if opts.show_classes.is_some() {
+        let _ = out.write_all(render::classes_table(&e.ctx, cre.as_ref()).as_bytes());
+    }
+    if opts.show_vars.is_some() {
+        let _ = out.write_all(render::vars_table(&e.ctx, vre.as_ref()).as_bytes());
+    }
     0
 }
 

@@ -1,0 +1,184 @@
+//! `cfsim agent`: simulate `cf-agent -K` on a policy for a host: load and validate, pre-evaluate, run the
+//! bundlesequence, print what cf-agent prints (at the chosen level), then the `--show-evaluated-*`
+//! tables and the trace. Exit codes: 0 done (even with failed promises, as cf-agent), 1 fatal error or
+//! invalid policy, 2 usage or I/O error (bad host profile, unreadable file, bad regex).
+
+use std::io::Write;
+
+use crate::eval::output::LogLevel;
+use crate::eval::setup::ClassOptions;
+use crate::eval::{render, trace, Engine, RunOptions};
+use crate::host::hard_classes::Component;
+
+/// Trace output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    Text,
+    Json,
+}
+
+/// Flags of `cfsim agent`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub file: String,
+    pub host: String,
+    pub define: Vec<String>,
+    pub negate: Vec<String>,
+    pub bundlesequence: Option<String>,
+    pub inform: bool,
+    pub verbose: bool,
+    pub dry_run: bool,
+    /// `-g LEVEL`.
+    pub level: Option<String>,
+    /// `--show-evaluated-classes[=RE]` (`Some("")` = all).
+    pub show_classes: Option<String>,
+    pub show_vars: Option<String>,
+    pub exec: bool,
+    pub trace: Option<TraceFormat>,
+    /// Limits (method nesting, iterations per promise); defaults when `None`.
+    pub limits: Option<crate::eval::Limits>,
+}
+
+/// Everything a run printed, and its exit code (used by tests and the CLI).
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub stdout: String,
+    pub code: u8,
+}
+
+/// Loads, validates and pre-evaluates; `Err` is the (printed) output and exit code of a failure.
+pub fn prepare<'h>(
+    file: &str,
+    host: &'h crate::host::Host,
+    component: Component,
+    classes: &ClassOptions,
+    level: LogLevel,
+    opts: RunOptions,
+) -> Result<Engine<'h>, RunResult> {
+    let mut files = match crate::load::load_with_inputs(file) {
+        Ok(f) => f,
+        Err(e) => {
+            return Err(RunResult {
+                stdout: format!("   error: {e}\n"),
+                code: 2,
+            })
+        }
+    };
+    if crate::load::check_all(&mut files) {
+        let mut s = String::new();
+        for l in &files {
+            for d in &l.diags {
+                s.push_str(&d.render(&l.file));
+            }
+        }
+        s.push_str("   error: There are syntax errors in policy files\n");
+        return Err(RunResult { stdout: s, code: 1 });
+    }
+    let mut e = Engine::new(files, host, level, opts);
+    e.setup(component, file, classes);
+    if !e.pre_evaluate(file) {
+        return Err(RunResult {
+            stdout: e.out.text(),
+            code: 1,
+        });
+    }
+    if component == Component::Agent {
+        e.apply_meta_tags();
+        e.preliminary_meta();
+        e.preliminary_checks();
+    }
+    Ok(e)
+}
+
+/// Runs the agent simulation and returns its output.
+pub fn simulate(o: &Options) -> RunResult {
+    let host = match crate::host::load_host(&o.host) {
+        Ok(h) => h,
+        Err(e) => {
+            return RunResult {
+                stdout: format!("   error: {e}\n"),
+                code: 2,
+            }
+        }
+    };
+    let mut level = if o.verbose {
+        LogLevel::Verbose
+    } else if o.inform {
+        LogLevel::Info
+    } else {
+        LogLevel::Notice
+    };
+    if let Some(g) = &o.level {
+        match LogLevel::parse(g) {
+            Some(l) => level = l,
+            None => {
+                return RunResult {
+                    stdout: format!("   error: Unknown log level '{g}'\n"),
+                    code: 2,
+                }
+            }
+        }
+    }
+    let (cre, vre) = match (
+        render::filter(o.show_classes.as_deref()),
+        render::filter(o.show_vars.as_deref()),
+    ) {
+        (Ok(c), Ok(v)) => (c, v),
+        (Err(e), _) | (_, Err(e)) => {
+            return RunResult {
+                stdout: format!("   error: {e}\n"),
+                code: 2,
+            }
+        }
+    };
+    let classes = ClassOptions {
+        define: o.define.clone(),
+        negate: o.negate.clone(),
+        inform: o.inform,
+        verbose: o.verbose,
+        dry_run: o.dry_run,
+    };
+    let opts = RunOptions {
+        exec: o.exec,
+        dry_run: o.dry_run,
+        trace: o.trace.is_some(),
+        limits: o.limits.unwrap_or_default(),
+    };
+    let mut e = match prepare(&o.file, &host, Component::Agent, &classes, level, opts) {
+        Ok(e) => e,
+        Err(r) => return r,
+    };
+    if o.bundlesequence.is_some() {
+        e.log(
+            LogLevel::Info,
+            "Using command line specified bundlesequence",
+        );
+    }
+    let seq = e.bundlesequence(o.bundlesequence.as_deref());
+    let ok = e.run_sequence(&seq);
+    let mut stdout = e.out.text();
+    if o.show_classes.is_some() && ok {
+        stdout.push_str(&render::classes_table(&e.ctx, cre.as_ref()));
+    }
+    if o.show_vars.is_some() && ok {
+        stdout.push_str(&render::vars_table(&e.ctx, vre.as_ref()));
+    }
+    match o.trace {
+        Some(TraceFormat::Json) => stdout.push_str(&trace::render_json(&e.trace)),
+        Some(TraceFormat::Text) => stdout.push_str(&trace::render_text(&e.trace)),
+        None => {}
+    }
+    RunResult {
+        stdout,
+        code: if ok { 0 } else { 1 },
+    }
+}
+
+/// `cfsim agent`: prints the run's output; returns the exit code.
+pub fn run(o: &Options) -> u8 {
+    let r = simulate(o);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(r.stdout.as_bytes());
+    let _ = out.flush();
+    r.code
+}

@@ -1,0 +1,165 @@
+//! `HostAdapter`: the `expr::HostEnv` of a run, answering from the run's [`Host`] (profile or local
+//! discovery). Files come from the host's file map / `files_root`, time and names from the host facts,
+//! command results from the profile. Only a `local` host falls back to this machine for read-only lookups;
+//! commands asked for by functions (`execresult`, `returnszero`, …) run only when the run allows execution
+//! (`cfsim agent --exec`), because a simulation never changes the machine.
+
+use crate::expr::host::{
+    Capture, CommandOutput, FileStat, GroupInfo, HostEnv, LastSeen, PackageInfo, ProcessInfo,
+    ShellMode, UserInfo,
+};
+use crate::expr::localhost::LocalHost;
+use crate::host::Host;
+
+/// The run's host seen through `HostEnv`.
+pub struct HostAdapter<'a> {
+    pub host: &'a Host,
+    local: Option<LocalHost>,
+    /// Commands may run on this machine (`--exec`).
+    pub allow_exec: bool,
+}
+
+impl<'a> HostAdapter<'a> {
+    /// Wraps `host`; a host discovered from this machine (`origin == "local"`) may consult the machine.
+    pub fn new(host: &'a Host) -> HostAdapter<'a> {
+        let local = (host.origin == "local").then(LocalHost::new);
+        HostAdapter {
+            host,
+            local,
+            allow_exec: false,
+        }
+    }
+}
+
+impl HostEnv for HostAdapter<'_> {
+    fn read_file(&self, path: &str) -> Option<Vec<u8>> {
+        if let Some(l) = &self.local {
+            return l.read_file(path);
+        }
+        self.host.file(path).map(|f| f.content.into_bytes())
+    }
+    fn stat(&self, path: &str, follow: bool) -> Option<FileStat> {
+        if let Some(l) = &self.local {
+            return l.stat(path, follow);
+        }
+        if let Some(f) = self.host.file(path) {
+            return Some(FileStat {
+                size: f.content.len() as u64,
+                mode: 0o100000 | f.mode,
+                nlink: 1,
+                is_file: true,
+                mtime: self.host.time.epoch,
+                ctime: self.host.time.epoch,
+                atime: self.host.time.epoch,
+                ..FileStat::default()
+            });
+        }
+        self.host.is_dir(path).then(|| FileStat {
+            size: 4096,
+            mode: 0o40755,
+            nlink: 2,
+            is_dir: true,
+            ..FileStat::default()
+        })
+    }
+    fn list_dir(&self, path: &str) -> Option<Vec<String>> {
+        if let Some(l) = &self.local {
+            return l.list_dir(path);
+        }
+        self.host.is_dir(path).then(|| self.host.list_dir(path))
+    }
+    fn run_command(&self, cmd: &str, mode: ShellMode, capture: Capture) -> Option<CommandOutput> {
+        if let Some(r) = self.host.command(cmd) {
+            return Some(CommandOutput {
+                status: r.exit_code,
+                output: r.output.clone(),
+            });
+        }
+        if !self.allow_exec {
+            return None;
+        }
+        self.local
+            .as_ref()
+            .and_then(|l| l.run_command(cmd, mode, capture))
+    }
+    fn getenv(&self, name: &str) -> Option<String> {
+        self.host.env(name).map(str::to_string)
+    }
+    fn users(&self) -> Vec<UserInfo> {
+        self.host
+            .users()
+            .iter()
+            .map(|u| UserInfo {
+                name: u.name.clone(),
+                uid: u.uid,
+                gid: u.gid,
+                gecos: u.gecos.clone(),
+                home: u.home.clone(),
+                shell: u.shell.clone(),
+            })
+            .collect()
+    }
+    fn groups(&self) -> Vec<GroupInfo> {
+        self.host
+            .groups()
+            .iter()
+            .map(|g| GroupInfo {
+                name: g.name.clone(),
+                gid: g.gid,
+                members: g.members.clone(),
+            })
+            .collect()
+    }
+    fn now(&self) -> i64 {
+        self.host.time.epoch
+    }
+    fn utc_offset(&self, _epoch: i64) -> i64 {
+        i64::from(self.host.time.utc_offset)
+    }
+    fn hostname(&self) -> String {
+        self.host.names().1
+    }
+    fn in_netgroup(&self, group: &str) -> bool {
+        self.local.as_ref().is_some_and(|l| l.in_netgroup(group))
+    }
+    fn addresses(&self) -> Vec<(String, String)> {
+        self.host
+            .agent_addresses()
+            .into_iter()
+            .map(|(i, a)| (i, a.to_string()))
+            .collect()
+    }
+    fn processes(&self) -> Vec<ProcessInfo> {
+        self.local
+            .as_ref()
+            .map(|l| l.processes())
+            .unwrap_or_default()
+    }
+    fn random(&self, lo: i64, hi: i64) -> i64 {
+        match &self.local {
+            Some(l) => l.random(lo, hi),
+            None => lo,
+        }
+    }
+    fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
+        self.local.as_ref().and_then(|l| l.resolve_host(name))
+    }
+    fn reverse_lookup(&self, ip: &str) -> Option<String> {
+        self.local.as_ref().and_then(|l| l.reverse_lookup(ip))
+    }
+    fn disk_free(&self, path: &str) -> Option<i64> {
+        self.local.as_ref().and_then(|l| l.disk_free(path))
+    }
+    fn packages(&self, updates: bool) -> Vec<PackageInfo> {
+        self.local
+            .as_ref()
+            .map(|l| l.packages(updates))
+            .unwrap_or_default()
+    }
+    fn lastseen(&self) -> Option<Vec<LastSeen>> {
+        match &self.local {
+            Some(l) => l.lastseen(),
+            None => Some(Vec::new()),
+        }
+    }
+}

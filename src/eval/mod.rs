@@ -1,0 +1,294 @@
+//! The evaluator: one [`Engine`] per run holds the merged policy, the [`context::Context`] (classes,
+//! variables, frames), the host, the output and the trace. `preeval` does cf-agent's PolicyResolve
+//! rounds, `runner` the three-pass bundle evaluation, `crate::promise` one promise type per file.
+
+pub mod bodies;
+pub mod context;
+pub mod hostenv;
+pub mod output;
+pub mod preeval;
+pub mod render;
+pub mod runner;
+pub mod rval;
+pub mod sequence;
+pub mod setup;
+pub mod trace;
+pub mod verbose;
+
+use std::collections::HashSet;
+
+use crate::functions::cache::FnCache;
+use crate::host::Host;
+use crate::source::SourceFile;
+use crate::syntax::ast::{Body, Bundle, Promise};
+use context::Context;
+use hostenv::HostAdapter;
+use output::{LogLevel, Output};
+use trace::TraceEvent;
+
+/// Explicit limits of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Deepest nesting of `methods` calls.
+    pub max_call_depth: usize,
+    /// Most iterations of one promise.
+    pub max_iterations: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_call_depth: 64,
+            max_iterations: 100_000,
+        }
+    }
+}
+
+/// Options of a run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Run `commands` promises for real (`--exec`).
+    pub exec: bool,
+    /// `-n`: report what would be done, never execute.
+    pub dry_run: bool,
+    /// Collect the trace.
+    pub trace: bool,
+    pub limits: Limits,
+}
+
+/// A bundle of the merged policy with its normalised namespace/name and its file.
+#[derive(Debug, Clone)]
+pub struct BundleDef {
+    pub ns: String,
+    pub name: String,
+    pub bundle: Bundle,
+    pub file: usize,
+}
+
+/// A body of the merged policy.
+#[derive(Debug, Clone)]
+pub struct BodyDef {
+    pub ns: String,
+    pub name: String,
+    pub body: Body,
+    pub file: usize,
+}
+
+/// Splits a written name `ns:name` (or `name` in `default_ns`).
+pub fn split_ns<'a>(written: &'a str, default_ns: &'a str) -> (&'a str, &'a str) {
+    match written.split_once(':') {
+        Some((ns, n)) => (ns, n),
+        None => (default_ns, written),
+    }
+}
+
+/// The literal `meta: "tags" slist => { … }` of a bundle (what `bundlesmatching` filters on).
+fn meta_tags(b: &Bundle) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in b.sections.iter().filter(|s| s.promise_type == "meta") {
+        for p in s.promises.iter().filter(|p| p.promiser.value == "tags") {
+            for c in &p.constraints {
+                if let crate::syntax::ast::Rval::List(items, _) = &c.rval {
+                    for i in items {
+                        if let crate::syntax::ast::Rval::Scalar(x) = i {
+                            out.push(x.value.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Aggregated outcome of a bundle activation (for methods).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Agg {
+    pub repaired: bool,
+    pub failed: bool,
+}
+
+/// Outcome of one actuation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Kept,
+    Repaired,
+    Failed,
+}
+
+impl Outcome {
+    /// The trace name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Kept => "kept",
+            Outcome::Repaired => "repaired",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// The whole state of one run.
+pub struct Engine<'h> {
+    pub ctx: Context,
+    pub files: Vec<SourceFile>,
+    pub bundles: Vec<BundleDef>,
+    pub bodies: Vec<BodyDef>,
+    pub host: HostAdapter<'h>,
+    pub cache: FnCache,
+    pub out: Output,
+    pub opts: RunOptions,
+    /// Digests of actuated promises ("already done", §3.3).
+    pub done: HashSet<String>,
+    /// Handles of kept/repaired promises.
+    pub handles: HashSet<String>,
+    pub trace: Vec<TraceEvent>,
+    /// The event being built for the promise under evaluation.
+    pub cur: TraceEvent,
+    /// Outcome aggregation per frame.
+    pub aggs: Vec<Agg>,
+    /// `bundle_return_value_index` results per frame.
+    pub results: Vec<Vec<(String, String)>>,
+    /// The `bundle_return_value_index` results of the activation that just ended.
+    pub last_results: Vec<(String, String)>,
+    pub pass: u8,
+    /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
+    pub stage: &'static str,
+    /// 1-based index of the iteration binding under evaluation.
+    pub iteration: usize,
+    /// Promise counts per frame (for the verbose accounting summary).
+    pub counts: Vec<verbose::Counts>,
+    /// Set by `methods` just before a call: the caller's stack path and the call as written.
+    pub pending_call: Option<(String, String)>,
+    /// A fatal error stopped the run (printed already); exit code 1.
+    pub fatal: bool,
+    /// Custom promise types declared with `promise agent NAME`: name, attributes, file.
+    pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
+    /// Bundle (index) and file of the promise under evaluation.
+    pub cur_file: usize,
+}
+
+impl<'h> Engine<'h> {
+    /// A fresh engine over loaded files for `host`.
+    pub fn new(
+        loaded: Vec<crate::load::Loaded>,
+        host: &'h Host,
+        level: LogLevel,
+        opts: RunOptions,
+    ) -> Engine<'h> {
+        let mut adapter = HostAdapter::new(host);
+        adapter.allow_exec = opts.exec && !opts.dry_run;
+        let mut e = Engine {
+            ctx: Context::default(),
+            files: Vec::new(),
+            bundles: Vec::new(),
+            bodies: Vec::new(),
+            host: adapter,
+            cache: FnCache::default(),
+            out: Output::new(level),
+            opts,
+            done: HashSet::new(),
+            handles: HashSet::new(),
+            trace: Vec::new(),
+            cur: TraceEvent::default(),
+            aggs: Vec::new(),
+            results: Vec::new(),
+            last_results: Vec::new(),
+            pass: 0,
+            stage: "preeval",
+            iteration: 1,
+            counts: Vec::new(),
+            pending_call: None,
+            fatal: false,
+            cur_file: 0,
+            promise_types: Vec::new(),
+        };
+        e.add_loaded(loaded);
+        e
+    }
+
+    /// Adds loaded files to the policy (bundles and bodies indexed by namespace and name).
+    pub fn add_loaded(&mut self, loaded: Vec<crate::load::Loaded>) {
+        for l in loaded {
+            let i = self.files.len();
+            for b in l.policy.bundles {
+                let (ns, name) = split_ns(&b.name, &b.namespace);
+                let (ns, mut name) = (ns.to_string(), name.to_string());
+                if name == "__main__" {
+                    // `__main__` in the entry file is `main`; elsewhere it is dropped.
+                    if i != 0 {
+                        continue;
+                    }
+                    name = "main".into();
+                }
+                self.ctx.bundles.push(crate::expr::env::BundleInfo {
+                    ns: ns.clone(),
+                    name: name.clone(),
+                    tags: Vec::new(),
+                });
+                self.bundles.push(BundleDef {
+                    ns,
+                    name,
+                    bundle: b,
+                    file: i,
+                });
+            }
+            for pb in &l.policy.promise_blocks {
+                self.promise_types
+                    .push((pb.name.clone(), pb.attrs.clone(), i));
+            }
+            for b in l.policy.bodies {
+                let (ns, name) = split_ns(&b.name, &b.namespace);
+                let (ns, name) = (ns.to_string(), name.to_string());
+                self.bodies.push(BodyDef {
+                    ns,
+                    name,
+                    body: b,
+                    file: i,
+                });
+            }
+            self.files.push(l.file);
+        }
+    }
+
+    /// Bundle tags from `meta: "tags"` promises, as the agent's preliminary evaluation (stage 7) makes
+    /// them visible to `bundlesmatching` (cf-promises does not).
+    pub fn apply_meta_tags(&mut self) {
+        for (info, def) in self.ctx.bundles.iter_mut().zip(&self.bundles) {
+            info.tags = meta_tags(&def.bundle);
+        }
+    }
+
+    /// Finds a bundle by namespace and name, agent bundles before common ones.
+    pub fn find_bundle(&self, ns: &str, name: &str) -> Option<usize> {
+        let hit = |t: &str| {
+            self.bundles
+                .iter()
+                .position(|b| b.ns == ns && b.name == name && b.bundle.bundle_type == t)
+        };
+        hit("agent").or_else(|| hit("common")).or_else(|| {
+            self.bundles
+                .iter()
+                .position(|b| b.ns == ns && b.name == name)
+        })
+    }
+
+    /// Finds a body of `body_type` by its written name, from namespace `ns`.
+    pub fn find_body(&self, body_type: &str, written: &str, ns: &str) -> Option<&BodyDef> {
+        let (ns, name) = split_ns(written, ns);
+        self.bodies
+            .iter()
+            .find(|b| b.ns == ns && b.name == name && b.body.body_type == body_type)
+    }
+
+    /// Line of a promise's promiser.
+    pub fn line_of(&self, p: &Promise) -> usize {
+        self.files
+            .get(self.cur_file)
+            .map_or(0, |f| f.lines.line(p.promiser.span.start))
+    }
+
+    /// Logs a message at `level`.
+    pub fn log(&mut self, level: LogLevel, msg: &str) {
+        self.out.log(level, msg);
+    }
+}

@@ -1,0 +1,117 @@
+//! The class and variable tables of `cf-promises --show-classes/--show-vars` and `cf-agent
+//! --show-evaluated-classes/--show-evaluated-vars`: header, rows sorted by name, columns padded exactly
+//! as the real tools pad them (trailing blanks included), optional regex filter on the name.
+
+use regex::Regex;
+
+use super::context::Context;
+use crate::value::Value;
+
+/// Header of the classes table.
+pub const CLASSES_HEADER: &str = "Class name                                                   Meta tags                                Comment                                 ";
+/// Header of the variables table.
+pub const VARS_HEADER: &str = "Variable name                            Variable value                                               Meta tags                                Comment                                 ";
+
+/// Compiles the `=REGEX` filter: an unanchored search, as the agent does it (`=linu` lists `linux` and
+/// `compiled_on_linux_gnu`; `=g.x` lists `default:g.x`); `None` means every row.
+pub fn filter(re: Option<&str>) -> Result<Option<Regex>, String> {
+    match re {
+        None | Some("") => Ok(None),
+        Some(r) => Regex::new(r)
+            .map(Some)
+            .map_err(|e| format!("invalid regular expression '{r}': {e}")),
+    }
+}
+
+/// The classes table.
+pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
+    let mut s = String::from(CLASSES_HEADER);
+    s.push('\n');
+    for (name, tags) in ctx.global_class_rows() {
+        if re.is_some_and(|r| !r.is_match(&name)) {
+            continue;
+        }
+        let comment = ctx.comments.get(&name).map_or("", String::as_str);
+        s.push_str(&format!("{name:<60} {tags:<40} {comment:<40}\n"));
+    }
+    s
+}
+
+/// How a value appears in the variables table.
+pub fn render_value(v: &Value) -> String {
+    match v {
+        Value::Scalar(_, s) => {
+            if s.chars().any(|c| c.is_control()) {
+                "<non-printable>".to_string()
+            } else {
+                s.replace('"', "\\\"")
+            }
+        }
+        Value::List(_, items) if items.is_empty() => String::new(),
+        Value::List(_, items) => {
+            let inner: Vec<String> = items
+                .iter()
+                .map(|i| format!("\"{}\"", i.replace('"', "\\\"")))
+                .collect();
+            format!(" {{{}}}", inner.join(","))
+        }
+        Value::Data(d) => crate::host::sysvars::sorted_json(d).to_string(),
+    }
+}
+
+/// The variables table.
+pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
+    let mut rows: Vec<(String, String, String)> = ctx
+        .vars
+        .iter()
+        .map(|((ns, scope, lval), e)| {
+            (
+                format!("{ns}:{scope}.{lval}"),
+                render_value(&e.value),
+                e.tags.join(","),
+            )
+        })
+        .collect();
+    rows.sort();
+    let mut s = String::from(VARS_HEADER);
+    s.push('\n');
+    for (name, value, tags) in rows {
+        if re.is_some_and(|r| !r.is_match(&name)) {
+            continue;
+        }
+        let comment = ctx.comments.get(&name).map_or("", String::as_str);
+        s.push_str(&format!(
+            "{name:<40} {value:<60} {tags:<40} {comment:<40}\n"
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_render_like_show_vars() {
+        // recorded in policies/eval/show and the spec §8.1
+        assert_eq!(render_value(&Value::str("a\"b")), "a\\\"b");
+        assert_eq!(render_value(&Value::str("x\ny")), "<non-printable>");
+        assert_eq!(
+            render_value(&Value::slist(vec!["a".into(), "b".into()])),
+            " {\"a\",\"b\"}"
+        );
+        assert_eq!(render_value(&Value::slist(vec![])), "");
+    }
+
+    #[test]
+    fn filter_is_a_search() {
+        // recorded: cf-promises --show-classes=linu lists compiled_on_linux_gnu and linux
+        let re = filter(Some("linu")).ok().flatten();
+        assert!(re
+            .as_ref()
+            .is_some_and(|r| r.is_match("compiled_on_linux_gnu")));
+        assert!(re.as_ref().is_some_and(|r| r.is_match("linux")));
+        assert!(!re.as_ref().is_some_and(|r| r.is_match("debian")));
+        assert!(filter(Some("(")).is_err());
+    }
+}

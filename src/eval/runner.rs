@@ -1,0 +1,435 @@
+//! The bundle runner (cf-agent's `ScheduleAgentOperations`): the normal-order table, exactly three
+//! passes per activation, BundleResolve after the classes section, iteration over list references,
+//! the per-promise skip rules (`if`/`unless`/`ifvarclass`, `depends_on`), the "already done" digest and
+//! the trace event of every evaluation.
+
+use super::output::LogLevel;
+use super::rval::rval_strings;
+use super::trace::TraceEvent;
+use super::{Agg, BundleDef, Engine};
+use crate::expr::iterate;
+use crate::syntax::ast::{Promise, Rval};
+use crate::value::Value;
+
+/// Normal order of promise types in agent and common bundles (custom types run after, in declaration
+/// order).
+pub const NORMAL_ORDER: &[&str] = &[
+    "meta",
+    "vars",
+    "defaults",
+    "classes",
+    "users",
+    "files",
+    "packages",
+    "guest_environments",
+    "methods",
+    "processes",
+    "services",
+    "commands",
+    "storage",
+    "databases",
+    "reports",
+];
+
+/// Normal order in edit_line bundles.
+pub const EDIT_LINE_ORDER: &[&str] = &[
+    "vars",
+    "classes",
+    "delete_lines",
+    "field_edits",
+    "insert_lines",
+    "replace_patterns",
+    "reports",
+];
+
+/// `path` made absolute against the working directory without normalising (`./x.cf` → `/cwd/./x.cf`),
+/// as the agent forms `this.promise_filename`.
+pub fn absolute_keep_dots(path: &str) -> String {
+    if path.starts_with('/') {
+        return path.to_string();
+    }
+    match std::env::current_dir() {
+        Ok(d) => format!("{}/{path}", d.display()),
+        Err(_) => path.to_string(),
+    }
+}
+
+/// Why a promise was skipped by its conditions.
+pub type Skip = &'static str;
+
+impl Engine<'_> {
+    /// Runs bundle `bi` with `args`: frame, parameters, (BundleResolve when called by methods), three
+    /// passes, then the frame and parameters are removed. Returns the aggregated outcome.
+    pub fn run_bundle(
+        &mut self,
+        bi: usize,
+        args: &[Value],
+        via_methods: bool,
+        inherit: bool,
+        caller_promiser: &str,
+    ) -> Agg {
+        let Some(def) = self.bundles.get(bi).cloned() else {
+            return Agg::default();
+        };
+        if self.ctx.frames.len() >= self.opts.limits.max_call_depth {
+            self.log(
+                LogLevel::Error,
+                &format!(
+                    "cfsim: methods nested deeper than {} bundles; not calling '{}'",
+                    self.opts.limits.max_call_depth, def.name
+                ),
+            );
+            return Agg {
+                repaired: false,
+                failed: true,
+            };
+        }
+        let saved_pass = self.pass;
+        let saved_overlay = std::mem::take(&mut self.ctx.overlay);
+        let saved_this = std::mem::take(&mut self.ctx.this);
+        let saved_file = self.cur_file;
+        let (stack, call_text) = self.pending_call.take().unwrap_or_default();
+        self.ctx.frames.push(super::context::Frame {
+            ns: def.ns.clone(),
+            bundle: def.name.clone(),
+            inherit,
+            caller_promiser: caller_promiser.to_string(),
+            stack,
+            call_text,
+            ..Default::default()
+        });
+        let params: Vec<String> = def.bundle.params.clone();
+        for (p, v) in params.iter().zip(args) {
+            self.ctx.set_var(
+                (def.ns.clone(), def.name.clone(), p.clone()),
+                v.clone(),
+                vec!["source=promise".into()],
+            );
+        }
+        self.aggs.push(Agg::default());
+        self.counts.push(super::verbose::Counts::default());
+        self.results.push(Vec::new());
+        self.verbose_bundle_begin(&def);
+        if self.verbose_on() {
+            for p in &params {
+                self.log(
+                    super::output::LogLevel::Verbose,
+                    &format!(
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass 1",
+                        def.name
+                    ),
+                );
+            }
+        }
+        if via_methods {
+            self.ctx.clear_arrays(&def.ns, &def.name);
+            self.bundle_resolve(&def);
+        }
+        let saved_stage = self.stage;
+        for pass in 1..=3u8 {
+            self.pass = pass;
+            self.stage = "pass";
+            self.run_pass(&def);
+            if self.fatal {
+                break;
+            }
+        }
+        let counts = self.counts.pop().unwrap_or_default();
+        self.verbose_bundle_end(&def, counts);
+        self.ctx.frames.pop();
+        // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
+        if via_methods {
+            for p in &params {
+                self.ctx
+                    .remove_var(&(def.ns.clone(), def.name.clone(), p.clone()));
+            }
+        }
+        self.pass = saved_pass;
+        self.stage = saved_stage;
+        self.ctx.overlay = saved_overlay;
+        self.ctx.this = saved_this;
+        self.cur_file = saved_file;
+        self.last_results = self.results.pop().unwrap_or_default();
+        self.aggs.pop().unwrap_or_default()
+    }
+
+    /// The order of sections for `def`: normal order, then custom types in declaration order.
+    fn section_order(def: &BundleDef) -> Vec<String> {
+        let table = if def.bundle.bundle_type == "edit_line" {
+            EDIT_LINE_ORDER
+        } else {
+            NORMAL_ORDER
+        };
+        let mut order: Vec<String> = table.iter().map(|s| s.to_string()).collect();
+        for s in &def.bundle.sections {
+            if !order.contains(&s.promise_type) {
+                order.push(s.promise_type.clone());
+            }
+        }
+        order
+    }
+
+    fn run_pass(&mut self, def: &BundleDef) {
+        for t in Self::section_order(def) {
+            if def.bundle.sections.iter().any(|s| s.promise_type == t) {
+                self.verbose_section(&t);
+            }
+            for s in def.bundle.sections.iter().filter(|s| s.promise_type == t) {
+                for p in &s.promises {
+                    self.eval_promise(def, &t, p);
+                    if self.fatal {
+                        return;
+                    }
+                }
+            }
+            if t == "classes" {
+                self.bundle_resolve(def);
+                self.resolve_type(def, "defaults");
+            }
+        }
+    }
+
+    /// BundleResolve: vars (and for common bundles classes, vars) evaluated once, in the current frame.
+    pub fn bundle_resolve(&mut self, def: &BundleDef) {
+        let saved = self.stage;
+        if saved != "preeval" {
+            self.stage = "resolve";
+        }
+        self.resolve_type(def, "vars");
+        if def.bundle.bundle_type == "common" {
+            self.resolve_type(def, "classes");
+            self.resolve_type(def, "vars");
+        }
+        self.stage = saved;
+    }
+
+    /// Evaluates every promise of one type of `def` once.
+    pub fn resolve_type(&mut self, def: &BundleDef, t: &str) {
+        for s in def.bundle.sections.iter().filter(|s| s.promise_type == t) {
+            for p in &s.promises {
+                self.eval_promise(def, t, p);
+            }
+        }
+    }
+
+    /// Evaluates one promise in the current pass: guard, iteration, then each binding.
+    pub fn eval_promise(&mut self, def: &BundleDef, t: &str, p: &Promise) {
+        self.cur_file = def.file;
+        self.ctx.this.clear();
+        let guard_ok = self.eval_class_str(&p.guard.expr).unwrap_or(false);
+        if !guard_ok {
+            self.begin_event(def, t, p, &p.promiser.value, false);
+            self.end_event(Some("guard"), None);
+            return;
+        }
+        let mut strings: Vec<&str> = vec![&p.promiser.value];
+        if let Some(pe) = &p.promisee {
+            rval_strings(pe, &mut strings);
+        }
+        for c in &p.constraints {
+            rval_strings(&c.rval, &mut strings);
+        }
+        let bindings = match iterate::bindings(&strings, &self.ctx) {
+            Ok(b) if b.len() <= self.opts.limits.max_iterations => b,
+            _ => {
+                self.log(
+                    LogLevel::Error,
+                    &format!(
+                        "cfsim: promise '{}' would iterate more than {} times; skipped",
+                        p.promiser.value, self.opts.limits.max_iterations
+                    ),
+                );
+                return;
+            }
+        };
+        for (i, b) in bindings.iter().enumerate() {
+            self.iteration = i + 1;
+            self.ctx.bind(b);
+            self.set_this(def, p);
+            if let Some(rv) = Self::constraint(p, "with") {
+                if let Some(w) = self.scalar_of(rv) {
+                    self.ctx
+                        .overlay
+                        .push(((def.ns.clone(), def.name.clone(), "with".into()), w));
+                }
+            }
+            let promiser = self.expand(&p.promiser.value);
+            self.ctx
+                .this
+                .insert("promiser".into(), promiser.text.clone());
+            self.begin_event(def, t, p, &promiser.text, true);
+            if promiser.dropped {
+                self.end_event(Some("unresolved"), None);
+                continue;
+            }
+            crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+            if self.fatal {
+                break;
+            }
+        }
+        self.ctx.overlay.clear();
+    }
+
+    fn set_this(&mut self, def: &BundleDef, p: &Promise) {
+        let line = self.line_of(p);
+        let path = self
+            .files
+            .get(def.file)
+            .map(|f| absolute_keep_dots(&f.path))
+            .unwrap_or_default();
+        let dir = path
+            .rsplit_once('/')
+            .map(|(d, _)| d.to_string())
+            .unwrap_or_default();
+        self.ctx.this.clear();
+        self.ctx.this.insert("bundle".into(), def.name.clone());
+        self.ctx.this.insert("namespace".into(), def.ns.clone());
+        self.ctx.this.insert("promise_filename".into(), path);
+        self.ctx.this.insert("promise_dirname".into(), dir);
+        self.ctx
+            .this
+            .insert("promise_linenumber".into(), line.to_string());
+    }
+
+    /// Starts the trace event of one evaluation.
+    pub fn begin_event(&mut self, def: &BundleDef, t: &str, p: &Promise, promiser: &str, g: bool) {
+        self.cur = TraceEvent {
+            seq: 0,
+            call_path: self
+                .ctx
+                .frames
+                .iter()
+                .map(|f| format!("{}:{}", f.ns, f.bundle))
+                .collect(),
+            bundle: format!("{}:{}", def.ns, def.name),
+            stage: self.stage.to_string(),
+            pass: self.pass,
+            promise_type: t.to_string(),
+            promiser: promiser.to_string(),
+            line: self.line_of(p),
+            guard: p.guard.expr.clone(),
+            guard_value: g,
+            ..TraceEvent::default()
+        };
+    }
+
+    /// Finishes the current trace event.
+    pub fn end_event(&mut self, skip: Option<&str>, outcome: Option<super::Outcome>) {
+        if !self.opts.trace {
+            return;
+        }
+        let mut e = std::mem::take(&mut self.cur);
+        e.skip = skip.map(str::to_string);
+        e.outcome = outcome.map(|o| o.name().to_string());
+        e.seq = self.trace.len() + 1;
+        self.trace.push(e);
+    }
+
+    /// The constraint `lval` of `p`, if present.
+    pub fn constraint<'p>(p: &'p Promise, lval: &str) -> Option<&'p Rval> {
+        p.constraints
+            .iter()
+            .find(|c| c.lval == lval)
+            .map(|c| &c.rval)
+    }
+
+    /// The skip rules of §1.9: `ifvarclass` (and a quoted guard) and `if` must be true, `unless` false
+    /// (ERROR runs in pass 3), all `depends_on` handles recorded.
+    pub fn conditions(&mut self, p: &Promise) -> Option<Skip> {
+        if let Some(vg) = &p.var_guard {
+            if self.eval_class_str(&vg.value) != Ok(true) {
+                return Some("if");
+            }
+        }
+        for lval in ["ifvarclass", "if"] {
+            if let Some(rv) = Self::constraint(p, lval) {
+                if self.eval_condition(rv) != Ok(true) {
+                    return Some("if");
+                }
+            }
+        }
+        if let Some(rv) = Self::constraint(p, "unless") {
+            match self.eval_condition(rv) {
+                Ok(true) => return Some("unless"),
+                Ok(false) => {}
+                Err(_) if self.pass < 3 => return Some("unless"),
+                Err(_) => {}
+            }
+        }
+        if let Some(rv) = Self::constraint(p, "depends_on") {
+            let needed = self.list_of(rv);
+            if needed
+                .iter()
+                .any(|h| !self.handles.contains(&crate::expr::canonify(h)))
+            {
+                return Some("depends_on");
+            }
+        }
+        None
+    }
+
+    /// The promise identity digest (§3.3): expanded promiser, bundle, promise type and every constraint
+    /// with its expanded value.
+    pub fn digest(&mut self, def: &BundleDef, t: &str, p: &Promise, promiser: &str) -> String {
+        let mut s = format!("{promiser}\u{1}{}:{}\u{1}{t}", def.ns, def.name);
+        for c in &p.constraints {
+            s.push('\u{1}');
+            s.push_str(&c.lval);
+            s.push('=');
+            self.flatten(&c.rval, &mut s);
+        }
+        s
+    }
+
+    fn flatten(&self, rv: &Rval, s: &mut String) {
+        match rv {
+            Rval::Scalar(x) => s.push_str(&self.expand(&x.value).text),
+            Rval::List(items, _) => {
+                s.push('{');
+                for i in items {
+                    self.flatten(i, s);
+                    s.push(',');
+                }
+                s.push('}');
+            }
+            Rval::Call(c) => {
+                s.push_str(&c.name);
+                s.push('(');
+                for a in &c.args {
+                    self.flatten(a, s);
+                    s.push(',');
+                }
+                s.push(')');
+            }
+            Rval::Data(d, _) => s.push_str(&d.to_string()),
+        }
+    }
+
+    /// Records `outcome` for the frame aggregate, the handle, and the `classes` body.
+    pub fn record_outcome(&mut self, def: &BundleDef, p: &Promise, outcome: super::Outcome) {
+        if let Some(c) = self.counts.last_mut() {
+            match outcome {
+                super::Outcome::Kept => c.kept += 1,
+                super::Outcome::Repaired => c.repaired += 1,
+                super::Outcome::Failed => c.notkept += 1,
+            }
+        }
+        if let Some(a) = self.aggs.last_mut() {
+            match outcome {
+                super::Outcome::Repaired => a.repaired = true,
+                super::Outcome::Failed => a.failed = true,
+                super::Outcome::Kept => {}
+            }
+        }
+        if outcome != super::Outcome::Failed {
+            let h = match Self::constraint(p, "handle") {
+                Some(rv) => self.scalar_of(rv).map(|h| crate::expr::canonify(&h)),
+                None => None,
+            };
+            if let Some(h) = h {
+                self.handles.insert(h);
+            }
+        }
+        self.apply_classes_body(def, p, outcome);
+    }
+}

@@ -1,0 +1,231 @@
+//! Evaluating right-hand values against the run's context: scalars expanded (unresolved references kept
+//! literally), lists with `@(x)` spliced, function calls through the one function table (unresolved
+//! arguments skip the call), class expressions and `if`/`unless` values with their ERROR result.
+
+use super::output::LogLevel;
+use super::Engine;
+use crate::expr::expand::{expand_scalar, has_reference, naked_list_name, resolve, Resolved};
+use crate::functions::callexpr::{eval_call, CallArg, CallExpr, EvalOutcome};
+use crate::functions::{CallCtx, Level};
+use crate::syntax::ast::{Call, Rval};
+use crate::value::{ListKind, Value};
+
+/// The agent's ERROR value of a class expression (unexpanded reference, parse failure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassError;
+
+/// Result of evaluating one rval.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RvalResult {
+    /// A value; `unresolved` when some reference was kept literally.
+    Value {
+        value: Value,
+        unresolved: bool,
+    },
+    /// A function argument was unresolved: skip the promise this pass.
+    Skip,
+    /// The promise is dropped (nested unresolved reference) or a function failed.
+    Dropped,
+    Failed,
+}
+
+/// Converts an AST call to the function layer's call expression.
+pub fn to_call_expr(c: &Call) -> Option<CallExpr> {
+    let mut args = Vec::new();
+    for a in &c.args {
+        args.push(match a {
+            Rval::Scalar(s) => CallArg::Str(s.value.clone()),
+            Rval::Call(inner) => CallArg::Call(to_call_expr(inner)?),
+            Rval::List(..) | Rval::Data(..) => return None,
+        });
+    }
+    Some(CallExpr {
+        name: c.name.clone(),
+        args,
+    })
+}
+
+/// Every string of an rval (scalars, list items, call arguments except mapping functions').
+pub fn rval_strings<'a>(rv: &'a Rval, out: &mut Vec<&'a str>) {
+    match rv {
+        Rval::Scalar(s) => out.push(&s.value),
+        Rval::List(items, _) => items.iter().for_each(|i| rval_strings(i, out)),
+        Rval::Call(c) => {
+            if !matches!(c.name.as_str(), "maplist" | "maparray" | "mapdata") {
+                c.args.iter().for_each(|a| rval_strings(a, out));
+            }
+        }
+        Rval::Data(..) => {}
+    }
+}
+
+impl Engine<'_> {
+    /// Calls a function expression.
+    pub fn call_function(&mut self, c: &Call) -> RvalResult {
+        let Some(expr) = to_call_expr(c) else {
+            self.log(
+                LogLevel::Error,
+                &format!("cfsim cannot pass a list literal to function '{}'", c.name),
+            );
+            return RvalResult::Failed;
+        };
+        let (outcome, log) = {
+            let mut cx = CallCtx::new(&mut self.ctx, &self.host);
+            let o = eval_call(&mut cx, &expr, &mut self.cache);
+            (o, cx.log)
+        };
+        for l in log {
+            let lvl = match l.level {
+                Level::Error => LogLevel::Error,
+                Level::Warning => LogLevel::Warning,
+                Level::Verbose => LogLevel::Verbose,
+            };
+            self.log(lvl, &l.message);
+        }
+        match outcome {
+            EvalOutcome::Value(v) => RvalResult::Value {
+                value: v,
+                unresolved: false,
+            },
+            EvalOutcome::Unresolved => RvalResult::Skip,
+            EvalOutcome::Unknown => {
+                self.log(LogLevel::Error, &format!("Unknown function '{}'", c.name));
+                RvalResult::Failed
+            }
+            EvalOutcome::Failed | EvalOutcome::NotImplemented => RvalResult::Failed,
+        }
+    }
+
+    /// Expands a scalar.
+    pub fn expand(&self, s: &str) -> crate::expr::Expanded {
+        expand_scalar(s, &self.ctx)
+    }
+
+    /// Evaluates an rval to a value.
+    pub fn eval_rval(&mut self, rv: &Rval) -> RvalResult {
+        match rv {
+            Rval::Scalar(s) => {
+                let e = self.expand(&s.value);
+                if e.dropped {
+                    return RvalResult::Dropped;
+                }
+                RvalResult::Value {
+                    value: Value::str(e.text),
+                    unresolved: e.unresolved,
+                }
+            }
+            Rval::Data(d, _) => RvalResult::Value {
+                value: Value::Data(d.clone()),
+                unresolved: false,
+            },
+            Rval::Call(c) => self.call_function(c),
+            Rval::List(items, _) => {
+                let mut out = Vec::new();
+                let mut unresolved = false;
+                for it in items {
+                    match it {
+                        Rval::Scalar(s) => {
+                            if let Some(name) = naked_list_name(&s.value) {
+                                let name = self.expand(name).text;
+                                match resolve(&self.ctx, &name) {
+                                    Resolved::Iterable(v) => out.extend(v),
+                                    Resolved::Scalar(v) => out.push(v),
+                                    _ => {
+                                        unresolved = true;
+                                        out.push(s.value.clone());
+                                    }
+                                }
+                                continue;
+                            }
+                            let e = self.expand(&s.value);
+                            unresolved |= e.unresolved;
+                            out.push(e.text);
+                        }
+                        Rval::Call(c) => match self.call_function(c) {
+                            RvalResult::Value {
+                                value: Value::List(_, v),
+                                ..
+                            } => out.extend(v),
+                            RvalResult::Value {
+                                value: Value::Scalar(_, v),
+                                ..
+                            } => out.push(v),
+                            RvalResult::Value { .. } => {}
+                            other => return other,
+                        },
+                        Rval::List(..) | Rval::Data(..) => {}
+                    }
+                }
+                RvalResult::Value {
+                    value: Value::List(ListKind::Slist, out),
+                    unresolved,
+                }
+            }
+        }
+    }
+
+    /// Evaluates a class expression string after expanding its variables: `Err` is the agent's ERROR
+    /// (unexpanded reference or a parse failure).
+    pub fn eval_class_str(&mut self, expr: &str) -> Result<bool, ClassError> {
+        let e = self.expand(expr);
+        if has_reference(&e.text) || e.text.contains("@(") || e.text.contains("@{") {
+            return Err(ClassError);
+        }
+        match crate::expr::classexpr::eval_str(&e.text, &self.ctx) {
+            Ok(b) => Ok(b),
+            Err(err) => {
+                if matches!(err, crate::expr::classexpr::ClassExprError::Whitespace(_)) {
+                    self.log(LogLevel::Error, &err.to_string());
+                }
+                Err(ClassError)
+            }
+        }
+    }
+
+    /// Evaluates an `if`/`unless`/`ifvarclass`/`expression` value: a class expression string or a
+    /// function returning a context.
+    pub fn eval_condition(&mut self, rv: &Rval) -> Result<bool, ClassError> {
+        match rv {
+            Rval::Scalar(s) => self.eval_class_str(&s.value),
+            Rval::Call(c) => match self.call_function(c) {
+                RvalResult::Value {
+                    value: Value::Scalar(_, s),
+                    ..
+                } => crate::expr::classexpr::eval_str(&s, &self.ctx).map_err(|_| ClassError),
+                RvalResult::Value { .. } => Err(ClassError),
+                _ => Err(ClassError),
+            },
+            Rval::List(..) | Rval::Data(..) => Err(ClassError),
+        }
+    }
+
+    /// The scalar text of an rval (expanded), if it is a scalar.
+    pub fn scalar_of(&mut self, rv: &Rval) -> Option<String> {
+        match self.eval_rval(rv) {
+            RvalResult::Value {
+                value: Value::Scalar(_, s),
+                ..
+            } => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The elements of an rval as a list of strings (a scalar gives one element).
+    pub fn list_of(&mut self, rv: &Rval) -> Vec<String> {
+        match self.eval_rval(rv) {
+            RvalResult::Value {
+                value: Value::List(_, v),
+                ..
+            } => v,
+            RvalResult::Value {
+                value: Value::Scalar(_, s),
+                ..
+            } => vec![s],
+            RvalResult::Value {
+                value: Value::Data(d),
+                ..
+            } => crate::value::json_scalar_values(&d),
+            _ => Vec::new(),
+        }
+    }
+}

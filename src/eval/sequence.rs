@@ -1,0 +1,121 @@
+//! The bundlesequence (spec §2.3): `-b a,b` (names only), else `body common control` `bundlesequence`
+//! (names, `ns:name`, `@(list)`, `name(args)`), else `main`; each name an agent bundle first, then common;
+//! an unknown name is fatal (exit 1) with the agent's messages.
+
+use super::output::LogLevel;
+use super::rval::RvalResult;
+use super::{split_ns, Engine};
+use crate::syntax::ast::Rval;
+use crate::value::Value;
+
+/// One entry of the sequence: the written name and its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeqItem {
+    pub name: String,
+    pub args: Vec<Value>,
+}
+
+impl Engine<'_> {
+    /// The bundlesequence to run.
+    pub fn bundlesequence(&mut self, override_b: Option<&str>) -> Vec<SeqItem> {
+        if let Some(b) = override_b {
+            return b
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| SeqItem {
+                    name: s.to_string(),
+                    args: Vec::new(),
+                })
+                .collect();
+        }
+        let control: Vec<(usize, Rval, String)> = self
+            .bodies
+            .iter()
+            .filter(|b| b.body.body_type == "common" && b.name == "control")
+            .flat_map(|b| {
+                b.body
+                    .attrs
+                    .iter()
+                    .filter(|a| a.constraint.lval == "bundlesequence")
+                    .map(|a| (b.file, a.constraint.rval.clone(), a.guard.expr.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut found = None;
+        for (file, rv, guard) in control {
+            self.cur_file = file;
+            if self.eval_class_str(&guard) == Ok(true) {
+                found = Some(rv);
+            }
+        }
+        let Some(rv) = found else {
+            return vec![SeqItem {
+                name: "main".into(),
+                args: Vec::new(),
+            }];
+        };
+        let items = match rv {
+            Rval::List(items, _) => items,
+            other => vec![other],
+        };
+        let mut out = Vec::new();
+        for it in items {
+            match it {
+                Rval::Call(c) => {
+                    let mut args = Vec::new();
+                    for a in &c.args {
+                        if let RvalResult::Value { value, .. } = self.eval_rval(a) {
+                            args.push(value);
+                        }
+                    }
+                    out.push(SeqItem { name: c.name, args });
+                }
+                other => {
+                    let sp = other.span();
+                    for name in self.list_of(&Rval::List(vec![other], sp)) {
+                        out.push(SeqItem {
+                            name,
+                            args: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs the sequence; returns false after a fatal error (already logged).
+    pub fn run_sequence(&mut self, seq: &[SeqItem]) -> bool {
+        let names: Vec<String> = seq.iter().map(|s| s.name.clone()).collect();
+        self.verbose_sequence(&names);
+        let mut idx = Vec::new();
+        for it in seq {
+            let (ns, name) = split_ns(&it.name, "default");
+            match self.find_bundle(ns, name) {
+                Some(i) => idx.push(i),
+                None => {
+                    self.log(
+                        LogLevel::Error,
+                        &format!(
+                            "Bundle '{}' listed in the bundlesequence was not found",
+                            it.name
+                        ),
+                    );
+                    self.log(
+                        LogLevel::Error,
+                        "Fatal CFEngine error: Errors in agent bundles",
+                    );
+                    return false;
+                }
+            }
+        }
+        for (it, i) in seq.iter().zip(idx) {
+            self.run_bundle(i, &it.args, false, false, "");
+            if self.fatal {
+                return false;
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,135 @@
+//! Setting up a run's context before any policy is evaluated: hard classes and `sys.*` from the host,
+//! the mode classes (`inform_mode`, `verbose_mode`, `opt_dry_run`), `-D` classes (`source=environment`),
+//! the `const.*` scope, `def.jq`, and `control_common.*` from `body common control`.
+
+use super::rval::RvalResult;
+use super::Engine;
+use crate::host::hard_classes::Component;
+use crate::host::{hard_classes, sys_vars, SysValue};
+use crate::value::Value;
+
+/// Command-line class options.
+#[derive(Debug, Clone, Default)]
+pub struct ClassOptions {
+    pub define: Vec<String>,
+    pub negate: Vec<String>,
+    pub inform: bool,
+    pub verbose: bool,
+    pub dry_run: bool,
+}
+
+/// The `def.jq` value cf-agent defines.
+pub const DEF_JQ: &str =
+    "jq --compact-output --monochrome-output --ascii-output --unbuffered --sort-keys";
+
+/// A list item that is a call (`greet("hello")` in a bundlesequence) as its text.
+fn call_as_text(rv: &crate::syntax::ast::Rval) -> crate::syntax::ast::Rval {
+    use crate::syntax::ast::{Quote, Rval, Scalar};
+    match rv {
+        Rval::Call(c) => {
+            let args: Vec<String> = c
+                .args
+                .iter()
+                .map(|a| match a {
+                    Rval::Scalar(s) => s.value.clone(),
+                    _ => String::new(),
+                })
+                .collect();
+            Rval::Scalar(Scalar {
+                value: format!("{}({})", c.name, args.join(",")),
+                quote: Quote::Double,
+                span: c.span,
+            })
+        }
+        other => other.clone(),
+    }
+}
+
+impl Engine<'_> {
+    /// Installs hard classes, mode classes, `-D` classes and the agent's variables.
+    pub fn setup(&mut self, component: Component, entry: &str, opts: &ClassOptions) {
+        let host = self.host.host;
+        for c in hard_classes(host, component).iter() {
+            self.ctx.hard.entry(c.name.clone()).or_insert(c.tags);
+        }
+        let mode = "cfe_internal,source=agent";
+        if opts.inform || opts.verbose {
+            self.ctx.hard.insert("inform_mode".into(), mode.into());
+        }
+        if opts.verbose {
+            self.ctx.hard.insert("verbose_mode".into(), mode.into());
+        }
+        if opts.dry_run {
+            self.ctx.hard.insert("opt_dry_run".into(), mode.into());
+        }
+        for d in &opts.define {
+            let c = crate::expr::canonify(d.trim());
+            if !c.is_empty() {
+                self.ctx
+                    .define_global("default", &c, vec!["source=environment".into()]);
+            }
+        }
+        let abs = std::path::absolute(entry).unwrap_or_else(|_| entry.into());
+        for v in sys_vars(host, Some(&abs)) {
+            let value = match v.value {
+                SysValue::Str(s) => Value::str(s),
+                SysValue::List(l) => Value::slist(l),
+                SysValue::Data(d) => Value::Data(d),
+            };
+            let tags = v.tags.split(',').map(str::to_string).collect();
+            self.ctx
+                .set_var(("default".into(), "sys".into(), v.name), value, tags);
+        }
+        for (k, v) in crate::expr::CONST_VARS {
+            self.ctx.set_var(
+                ("default".into(), "const".into(), k.to_string()),
+                Value::str(*v),
+                vec!["source=agent".into()],
+            );
+        }
+        self.ctx.set_var(
+            ("default".into(), "def".into(), "jq".into()),
+            Value::str(DEF_JQ),
+            vec![
+                "invocation".into(),
+                "source=agent".into(),
+                "command_name=jq".into(),
+            ],
+        );
+    }
+
+    /// Defines `control_<component>.<attr>` (`control_common`, `control_agent`, …) for every attribute of
+    /// a `body <component> control` whose guard holds.
+    pub fn control_common_vars(&mut self) {
+        let bodies: Vec<_> = self
+            .bodies
+            .iter()
+            .filter(|b| b.name == "control")
+            .cloned()
+            .collect();
+        for b in bodies {
+            let scope = format!("control_{}", b.body.body_type);
+            self.cur_file = b.file;
+            for a in &b.body.attrs {
+                if self.eval_class_str(&a.guard.expr) != Ok(true) {
+                    continue;
+                }
+                let rv = match &a.constraint.rval {
+                    // bundle calls in a bundlesequence are names with arguments, not functions
+                    crate::syntax::ast::Rval::List(items, sp) => crate::syntax::ast::Rval::List(
+                        items.iter().map(call_as_text).collect(),
+                        *sp,
+                    ),
+                    other => other.clone(),
+                };
+                if let RvalResult::Value { value, .. } = self.eval_rval(&rv) {
+                    self.ctx.set_var(
+                        ("default".into(), scope.clone(), a.constraint.lval.clone()),
+                        value,
+                        vec!["source=promise".into()],
+                    );
+                }
+            }
+        }
+    }
+}

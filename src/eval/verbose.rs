@@ -1,0 +1,158 @@
+//! The `-v` (verbose) markers cf-agent prints around the evaluation: `B:` bundle begin/end with the
+//! accounting summary, `V:`/`C:` section banners per pass, `P:` promise begin/end with `A:` outcome.
+//! Only the markers are reproduced, not the agent's other verbose chatter.
+
+use super::output::LogLevel;
+use super::{BundleDef, Engine, Outcome};
+use crate::syntax::ast::Promise;
+
+const STARS: &str = "*****************************************************************";
+const DOTS: &str = ".........................................................";
+
+/// Per-activation promise counts for the accounting summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub kept: usize,
+    pub repaired: usize,
+    pub notkept: usize,
+}
+
+impl Engine<'_> {
+    fn v(&mut self, msg: &str) {
+        self.log(LogLevel::Verbose, msg);
+    }
+
+    /// Whether verbose output is on (avoids building messages otherwise).
+    pub fn verbose_on(&self) -> bool {
+        self.out.shows(LogLevel::Verbose)
+    }
+
+    /// `Using bundlesequence => {…}`.
+    pub fn verbose_sequence(&mut self, names: &[String]) {
+        if !self.verbose_on() {
+            return;
+        }
+        let items: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+        self.v(&format!("Using bundlesequence =>  {{{}}}", items.join(",")));
+    }
+
+    /// `B: BEGIN bundle NAME`.
+    pub fn verbose_bundle_begin(&mut self, def: &BundleDef) {
+        if !self.verbose_on() {
+            return;
+        }
+        self.v(&format!("B: {STARS}"));
+        let text = match self.ctx.frames.last() {
+            Some(f) if !f.call_text.is_empty() => f.call_text.clone(),
+            _ => def.name.clone(),
+        };
+        self.v(&format!("B: BEGIN bundle {text}"));
+        self.v(&format!("B: {STARS}"));
+    }
+
+    /// The accounting summary and `B: END bundle NAME`.
+    pub fn verbose_bundle_end(&mut self, def: &BundleDef, c: Counts) {
+        if !self.verbose_on() {
+            return;
+        }
+        let n = &def.name;
+        let total = c.kept + c.repaired + c.notkept;
+        let pct = if total == 0 {
+            100.0
+        } else {
+            100.0 * (c.kept + c.repaired) as f64 / total as f64
+        };
+        self.v("A: ...................................................");
+        self.v(&format!(
+            "A: Bundle Accounting Summary for '{n}' in namespace {}",
+            def.ns
+        ));
+        self.v(&format!("A: Promises kept in '{n}' = {}", c.kept));
+        self.v(&format!("A: Promises not kept in '{n}' = {}", c.notkept));
+        self.v(&format!("A: Promises repaired in '{n}' = {}", c.repaired));
+        self.v(&format!(
+            "A: Aggregate compliance (promises kept/repaired) for bundle '{n}' = {pct:.1}%"
+        ));
+        self.v("A: ...................................................");
+        self.v(&format!("B: {STARS}"));
+        self.v(&format!("B: END bundle {n}"));
+        self.v(&format!("B: {STARS}"));
+    }
+
+    /// `V:`/`C:` banner at the start of a section in a pass.
+    pub fn verbose_section(&mut self, t: &str) {
+        if !self.verbose_on() || self.stage != "pass" {
+            return;
+        }
+        let pass = self.pass;
+        match t {
+            "vars" => {
+                self.v(&format!("V: {DOTS}"));
+                self.v(&format!("V: BEGIN variables (pass {pass})"));
+            }
+            "classes" => {
+                self.v(&format!("C: {DOTS}"));
+                self.v(&format!("C: BEGIN classes / conditions (pass {pass})"));
+            }
+            _ => {}
+        }
+    }
+
+    /// `P: BEGIN promise …` before an actuation.
+    pub fn verbose_promise_begin(&mut self, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
+        if !self.verbose_on() {
+            return;
+        }
+        let handle = match Self::constraint(p, "handle") {
+            Some(rv) => self.scalar_of(rv).unwrap_or_default(),
+            None => {
+                let file = self
+                    .files
+                    .get(def.file)
+                    .map(|f| f.path.rsplit('/').next().unwrap_or("").to_string())
+                    .unwrap_or_default();
+                format!(
+                    "promise_{}_{}",
+                    crate::expr::canonify(&file),
+                    self.line_of(p)
+                )
+            }
+        };
+        let guard = p.guard.expr.clone();
+        let idx = self.iteration;
+        let (stack, call_text) = match self.ctx.frames.last() {
+            Some(f) => (f.stack.clone(), f.call_text.clone()),
+            None => (String::new(), String::new()),
+        };
+        self.v(&format!("P: {DOTS}"));
+        self.v(&format!(
+            "P: BEGIN promise '{handle}' of type \"{t}\" (pass {})",
+            self.pass
+        ));
+        self.v(&format!("P:    Promiser/affected object: '{promiser}'"));
+        if call_text.is_empty() {
+            self.v(&format!("P:    Part of bundle: {}", def.name));
+        } else {
+            self.v(&format!("P:    From parameterized bundle: {call_text}"));
+        }
+        self.v(&format!("P:    Base context class: {guard}"));
+        self.v(&format!(
+            "P:    Stack path: {stack}/{}/{}/{t}/'{promiser}'[{idx}]",
+            def.ns, def.name
+        ));
+    }
+
+    /// `A: Promise was …` and `P: END …` after an actuation.
+    pub fn verbose_promise_end(&mut self, t: &str, promiser: &str, o: Outcome) {
+        if !self.verbose_on() {
+            return;
+        }
+        let word = match o {
+            Outcome::Kept => "was KEPT",
+            Outcome::Repaired => "REPAIRED",
+            Outcome::Failed => "NOT KEPT!",
+        };
+        self.v(&format!("A: Promise {word}"));
+        self.v(&format!("P: END {t} promise ({promiser})"));
+    }
+}

@@ -1,0 +1,200 @@
+//! `classes:` promises: skipped while the class is defined; `expression`, `and`, `or`, `xor`, `not`,
+//! `dist`, `select_class` or nothing (= defined); scope (agent bundles local, common bundles namespace,
+//! `scope =>`, `persistence =>` global); tags `source=promise` plus `meta`.
+
+use crate::eval::output::LogLevel;
+use crate::eval::{BundleDef, Engine, Outcome};
+use crate::expr::canonify;
+use crate::expr::env::EvalEnv;
+use crate::syntax::ast::{Promise, Rval};
+
+const DECIDERS: &[&str] = &[
+    "expression",
+    "and",
+    "or",
+    "xor",
+    "not",
+    "dist",
+    "select_class",
+];
+
+/// Bob Jenkins' one-at-a-time hash, as the agent's `StringHash` computes it.
+pub fn one_at_a_time(s: &str) -> u32 {
+    let mut h: u32 = 0;
+    for b in s.bytes() {
+        h = h.wrapping_add(u32::from(b));
+        h = h.wrapping_add(h << 10);
+        h ^= h >> 6;
+    }
+    h = h.wrapping_add(h << 3);
+    h ^= h >> 11;
+    h.wrapping_add(h << 15)
+}
+
+/// Which of `n` `select_class` options the agent picks for the seed `fqhost+ipv4+uid`.
+pub fn select_index(seed: &str, n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    (one_at_a_time(seed) as usize) % n
+}
+
+/// The `select_class` seed of this run: `sys.fqhost`, `sys.ipv4` and the agent's uid.
+fn select_seed(e: &Engine<'_>) -> String {
+    use crate::expr::env::VarLookup;
+    let get = |k: &str| {
+        e.ctx
+            .get_var("default", "sys", k)
+            .and_then(|v| v.as_scalar().map(str::to_string))
+            .unwrap_or_default()
+    };
+    let host = e.host.host;
+    let uid = host.user(&host.current_user).map_or(0, |u| u.uid);
+    format!("{}+{}+{uid}", get("fqhost"), get("ipv4"))
+}
+
+fn elements(rv: &Rval) -> Vec<Rval> {
+    match rv {
+        Rval::List(items, _) => items.clone(),
+        other => vec![other.clone()],
+    }
+}
+
+/// Evaluates one classes promise binding.
+pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, unres: bool) {
+    if unres {
+        e.end_event(Some("unresolved"), None);
+        return;
+    }
+    let name = canonify(promiser);
+    if e.ctx.class_defined(None, &name) {
+        e.end_event(Some("already_defined"), None);
+        return;
+    }
+    if let Some(skip) = e.conditions(p) {
+        e.end_event(Some(skip), None);
+        return;
+    }
+    let deciders: Vec<&str> = p
+        .constraints
+        .iter()
+        .map(|c| c.lval.as_str())
+        .filter(|l| DECIDERS.contains(l))
+        .collect();
+    if deciders.len() > 1 {
+        e.log(
+            LogLevel::Error,
+            &format!("Irreconcilable constraints in classes for '{promiser}'"),
+        );
+        e.end_event(Some("irreconcilable"), Some(Outcome::Failed));
+        return;
+    }
+    let mut extra: Option<String> = None;
+    let value = match deciders.first().copied() {
+        None => true,
+        Some(d) => {
+            let Some(rv) = Engine::constraint(p, d).cloned() else {
+                return;
+            };
+            match d {
+                "expression" => e.eval_condition(&rv) == Ok(true),
+                "not" => e.eval_condition(&rv) == Ok(false),
+                "and" => elements(&rv)
+                    .iter()
+                    .all(|x| e.eval_condition(x) == Ok(true)),
+                "or" => elements(&rv)
+                    .iter()
+                    .any(|x| e.eval_condition(x) == Ok(true)),
+                "xor" => {
+                    elements(&rv)
+                        .iter()
+                        .filter(|x| e.eval_condition(x) == Ok(true))
+                        .count()
+                        % 2
+                        == 1
+                }
+                "dist" => {
+                    let weights = e.list_of(&rv);
+                    if let Some(w) = weights.first() {
+                        extra = Some(format!("{name}_{w}"));
+                    }
+                    true
+                }
+                _ => {
+                    let opts = e.list_of(&rv);
+                    let seed = select_seed(e);
+                    if let Some(chosen) = opts.get(select_index(&seed, opts.len())) {
+                        extra = Some(canonify(chosen));
+                    }
+                    true
+                }
+            }
+        }
+    };
+    if !value {
+        e.end_event(None, Some(Outcome::Kept));
+        return;
+    }
+    let mut tags = vec!["source=promise".to_string()];
+    if let Some(m) = Engine::constraint(p, "meta") {
+        tags.extend(e.list_of(m));
+    }
+    let scope = match Engine::constraint(p, "scope") {
+        Some(rv) => e.scalar_of(rv).unwrap_or_default(),
+        None => String::new(),
+    };
+    let global = Engine::constraint(p, "persistence").is_some()
+        || match scope.as_str() {
+            "namespace" => true,
+            "bundle" => false,
+            _ => def.bundle.bundle_type == "common",
+        };
+    let comment = match Engine::constraint(p, "comment") {
+        Some(rv) => e.scalar_of(rv),
+        None => None,
+    };
+    let is_select = deciders.first() == Some(&"select_class");
+    for (i, c) in std::iter::once(name).chain(extra).enumerate() {
+        // the class chosen by select_class is always global
+        let global = global || (is_select && i == 1);
+        if let (Some(cm), true) = (&comment, global) {
+            let row = if def.ns == "default" {
+                c.clone()
+            } else {
+                format!("{}:{c}", def.ns)
+            };
+            e.ctx.comments.insert(row, cm.clone());
+        }
+        if e.verbose_on() {
+            let kind = if global { "Global" } else { "Private" };
+            e.log(
+                crate::eval::output::LogLevel::Verbose,
+                &format!("C:     +  {kind} class: {c}"),
+            );
+        }
+        if global {
+            e.ctx.define_global(&def.ns, &c, tags.clone());
+        } else {
+            e.ctx.define_local(&c, tags.clone());
+        }
+        e.cur.classes_set.push(c);
+    }
+    e.end_event(None, Some(Outcome::Kept));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select_index;
+
+    #[test]
+    fn select_class_matches_the_agent() {
+        // recorded on the VM (sys.fqhost "vm", sys.ipv4 "192.0.2.2", uid 0) with lists of 2, 3, 5, 7
+        // and 11 options: a2_1, a3_2, a5_3, a7_4, b7
+        let seed = "vm+192.0.2.2+0";
+        let picked: Vec<usize> = [2, 3, 5, 7, 11]
+            .iter()
+            .map(|&n| select_index(seed, n))
+            .collect();
+        assert_eq!(picked, vec![0, 1, 2, 3, 6]);
+    }
+}

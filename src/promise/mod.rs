@@ -1,0 +1,36 @@
+//! Promise types: one file per simulated type (`vars`, `classes`, `reports`, `methods`, `commands`,
+//! `meta`, `defaults`) and `unsimulated` for the types a later issue simulates (files, packages, …) and
+//! custom promise types. [`evaluate`] dispatches one expanded promise (one iteration binding).
+
+pub mod classes;
+pub mod commands;
+pub mod defaults;
+pub mod meta;
+pub mod methods;
+pub mod reports;
+pub mod unsimulated;
+pub mod vars;
+
+use crate::eval::{BundleDef, Engine};
+use crate::syntax::ast::Promise;
+
+/// Evaluates one promise for the current binding; `promiser` is already expanded.
+pub fn evaluate(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    t: &str,
+    p: &Promise,
+    promiser: &str,
+    unresolved: bool,
+) {
+    match t {
+        "vars" => vars::evaluate(e, def, p, promiser),
+        "classes" => classes::evaluate(e, def, p, promiser, unresolved),
+        "reports" => reports::evaluate(e, def, p, promiser, unresolved),
+        "methods" => methods::evaluate(e, def, p, promiser),
+        "commands" => commands::evaluate(e, def, p, promiser),
+        "meta" => meta::evaluate(e, def, p, promiser),
+        "defaults" => defaults::evaluate(e, def, p, promiser),
+        _ => unsimulated::evaluate(e, def, t, p, promiser),
+    }
+}

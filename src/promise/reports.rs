@@ -1,0 +1,110 @@
+//! `reports:` promises: `R: <text>` once per identity; text still holding `$(…)` waits for pass 3 and is
+//! then printed literally; `bundle_return_value_index` stores the text for the caller's `useresult`.
+
+use crate::eval::{BundleDef, Engine, Outcome};
+use crate::expr::expand::has_reference;
+use crate::syntax::ast::Promise;
+
+/// Evaluates one reports promise binding.
+pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, _unres: bool) {
+    if has_reference(promiser) && e.pass < 3 {
+        e.end_event(Some("deferred"), None);
+        return;
+    }
+    if let Some(skip) = e.conditions(p) {
+        e.end_event(Some(skip), None);
+        return;
+    }
+    let digest = e.digest(def, "reports", p, promiser);
+    if !e.done.insert(digest) {
+        e.end_event(Some("already_done"), None);
+        return;
+    }
+    e.verbose_promise_begin(def, "reports", p, promiser);
+    if let Some(rv) = Engine::constraint(p, "bundle_return_value_index") {
+        let k = e.scalar_of(rv).unwrap_or_default();
+        e.ctx.set_var(
+            (
+                def.ns.clone(),
+                def.name.clone(),
+                format!("last-result[{k}]"),
+            ),
+            crate::value::Value::str(promiser),
+            vec!["source=bundle".into()],
+        );
+        if let Some(r) = e.results.last_mut() {
+            r.push((k, promiser.to_string()));
+        }
+    } else if let Some(rv) = Engine::constraint(p, "report_to_file") {
+        // Simulation never writes: a missing directory gives the agent's error, otherwise an info line.
+        let file = e.scalar_of(rv).unwrap_or_default();
+        let dir = file.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        let dir_ok = {
+            use crate::expr::host::HostEnv;
+            dir.is_empty() || e.host.stat(&dir, true).is_some_and(|s| s.is_dir)
+        };
+        if dir_ok {
+            e.log(
+                crate::eval::output::LogLevel::Info,
+                &format!(
+                    "cfsim: would append '{promiser}' to '{file}' (simulated; nothing written)"
+                ),
+            );
+        } else {
+            e.log(
+                crate::eval::output::LogLevel::Error,
+                &format!("Could not open log file '{file}', message '{promiser}'. (fopen: No such file or directory)"),
+            );
+        }
+    } else if e.opts.dry_run {
+        e.log(
+            crate::eval::output::LogLevel::Warning,
+            &format!("Need to repair reports promise: {promiser}"),
+        );
+    } else {
+        e.out.raw(format!("R: {promiser}"));
+        print_file(e, def, p);
+    }
+    e.record_outcome(def, p, Outcome::Kept);
+    e.verbose_promise_end("reports", promiser, Outcome::Kept);
+    e.end_event(None, Some(Outcome::Kept));
+}
+
+/// `printfile => body`: the first `number_of_lines` lines of `file_to_print` (read from the host), each
+/// as an `R:` line.
+fn print_file(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) {
+    use crate::expr::host::HostEnv;
+    if Engine::constraint(p, "printfile").is_none() {
+        return;
+    }
+    let attrs = e.body_attrs(def, p, "printfile", "printfile");
+    let mut file = None;
+    let mut n = 5usize;
+    for (l, rv) in &attrs {
+        match l.as_str() {
+            "file_to_print" => file = e.scalar_of(rv),
+            "number_of_lines" => {
+                n = e
+                    .scalar_of(rv)
+                    .and_then(|s| s.trim().parse().ok())
+                    .unwrap_or(n)
+            }
+            _ => {}
+        }
+    }
+    let Some(file) = file else {
+        return;
+    };
+    match e.host.read_file(&file) {
+        Some(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            for line in text.lines().take(n) {
+                e.out.raw(format!("R: {line}"));
+            }
+        }
+        None => e.log(
+            crate::eval::output::LogLevel::Error,
+            &format!("Printfile: Could not open file '{file}'"),
+        ),
+    }
+}

@@ -1,0 +1,189 @@
+//! `vars:` promises: the value types (`string int real slist ilist rlist data`), unresolved text kept
+//! literally, unresolved function arguments skip the promise, illegal identifiers, meta tags
+//! (`source=promise` then the `meta` list), redefinition (last evaluation wins, type may change).
+
+use crate::eval::output::LogLevel;
+use crate::eval::rval::RvalResult;
+use crate::eval::{BundleDef, Engine, Outcome};
+use crate::syntax::ast::Promise;
+use crate::value::{format_real, parse_int, parse_real, ListKind, ScalarKind, Value};
+
+/// The value-type attributes of a vars promise.
+pub const TYPES: &[&str] = &["string", "int", "real", "slist", "ilist", "rlist", "data"];
+
+/// Whether a variable identifier is legal: no `-`, `:` or space outside `[...]`.
+pub fn legal_identifier(lval: &str) -> bool {
+    let mut depth = 0i32;
+    for c in lval.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '-' | ':' | ' ' if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+fn to_typed(ty: &str, v: Value) -> Option<Value> {
+    Some(match (ty, v) {
+        ("string", Value::Scalar(_, s)) => Value::Scalar(ScalarKind::String, s),
+        ("int", Value::Scalar(_, s)) => match parse_int(&s) {
+            Some(i) => Value::int(i),
+            None => Value::Scalar(ScalarKind::Int, s),
+        },
+        ("real", Value::Scalar(_, s)) => match parse_real(&s) {
+            Some(f) => Value::Scalar(ScalarKind::Real, format_real(f)),
+            None => Value::Scalar(ScalarKind::Real, s),
+        },
+        ("slist", Value::List(_, l)) => Value::List(ListKind::Slist, l),
+        ("ilist", Value::List(_, l)) => Value::List(ListKind::Ilist, l),
+        ("rlist", Value::List(_, l)) => Value::List(ListKind::Rlist, l),
+        ("slist" | "ilist" | "rlist", Value::Data(d)) => {
+            Value::List(ListKind::Slist, crate::value::json_scalar_values(&d))
+        }
+        ("data", Value::Data(d)) => Value::Data(d),
+        ("data", Value::Scalar(_, s)) => Value::Data(serde_json::from_str(&s).ok()?),
+        ("data", Value::List(_, l)) => Value::Data(serde_json::Value::Array(
+            l.into_iter().map(serde_json::Value::String).collect(),
+        )),
+        ("string", Value::Data(d)) => Value::str(d.to_string()),
+        _ => return None,
+    })
+}
+
+/// Evaluates one vars promise binding.
+pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str) {
+    if let Some(skip) = e.conditions(p) {
+        e.end_event(Some(skip), None);
+        return;
+    }
+    if crate::expr::expand::has_reference(promiser) {
+        e.end_event(Some("unresolved"), None);
+        return;
+    }
+    let Some(c) = p
+        .constraints
+        .iter()
+        .find(|c| TYPES.contains(&c.lval.as_str()))
+    else {
+        e.end_event(Some("no_value"), None);
+        return;
+    };
+    let (scope, lval) = match promiser.split_once('.') {
+        Some((s, l)) if !s.contains('[') => (s.to_string(), l.to_string()),
+        _ => (def.name.clone(), promiser.to_string()),
+    };
+    if scope != def.name || !legal_identifier(&lval) {
+        if scope != def.name {
+            e.log(
+                LogLevel::Error,
+                "Remote bundle variable injection detected!",
+            );
+        }
+        let line = e.line_of(p);
+        let file = e
+            .files
+            .get(def.file)
+            .map(|f| f.path.clone())
+            .unwrap_or_default();
+        e.log(
+            LogLevel::Error,
+            &format!("Variable identifier '{promiser}' is not legal"),
+        );
+        e.log(
+            LogLevel::Error,
+            &format!(
+                "Promise belongs to bundle '{}' in file '{file}' near line {line}",
+                def.name
+            ),
+        );
+        e.end_event(Some("illegal_identifier"), Some(Outcome::Failed));
+        return;
+    }
+    if e.stage == "pass" && e.verbose_on() {
+        e.log(
+            crate::eval::output::LogLevel::Verbose,
+            &format!("V:     Computing value of '{promiser}'"),
+        );
+    }
+    let ifdefined = match Engine::constraint(p, "policy") {
+        Some(rv) => e.scalar_of(rv).as_deref() == Some("ifdefined"),
+        None => false,
+    };
+    let value = match e.eval_rval(&c.rval) {
+        // `policy => "ifdefined"`: undefined references are dropped (list elements) or the variable is
+        // not defined (scalars)
+        RvalResult::Value {
+            value: Value::List(k, items),
+            ..
+        } if ifdefined => Value::List(
+            k,
+            items
+                .into_iter()
+                .filter(|i| {
+                    !crate::expr::expand::has_reference(i)
+                        && crate::expr::expand::naked_list_name(i).is_none()
+                })
+                .collect(),
+        ),
+        RvalResult::Value {
+            unresolved: true, ..
+        } if ifdefined => {
+            e.end_event(Some("unresolved"), None);
+            return;
+        }
+        RvalResult::Value { value, .. } => value,
+        RvalResult::Skip => {
+            e.end_event(Some("unresolved"), None);
+            return;
+        }
+        RvalResult::Dropped => {
+            e.end_event(Some("unresolved"), None);
+            return;
+        }
+        RvalResult::Failed => {
+            e.end_event(Some("failed_function"), Some(Outcome::Failed));
+            return;
+        }
+    };
+    let Some(value) = to_typed(&c.lval, value) else {
+        e.end_event(Some("type_mismatch"), Some(Outcome::Failed));
+        return;
+    };
+    let mut tags = vec!["source=promise".to_string()];
+    if let Some(m) = crate::eval::Engine::constraint(p, "meta") {
+        tags.extend(e.list_of(m));
+    }
+    let key = (def.ns.clone(), scope, lval);
+    let changed = e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value);
+    if changed {
+        e.cur
+            .vars_set
+            .push(format!("{}:{}.{}", key.0, key.1, key.2));
+    }
+    if let Some(rv) = Engine::constraint(p, "comment") {
+        if let Some(c) = e.scalar_of(rv) {
+            e.ctx
+                .comments
+                .insert(format!("{}:{}.{}", key.0, key.1, key.2), c);
+        }
+    }
+    e.ctx.set_var(key, value, tags);
+    e.apply_classes_body(def, p, Outcome::Kept);
+    e.end_event(None, Some(Outcome::Kept));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::legal_identifier;
+
+    #[test]
+    fn identifiers_follow_the_agent() {
+        // recorded: 'my-var' is not legal; anything goes inside brackets
+        assert!(!legal_identifier("my-var"));
+        assert!(!legal_identifier("a b"));
+        assert!(legal_identifier("arr[a-b c:d]"));
+        assert!(legal_identifier("plain_1"));
+    }
+}

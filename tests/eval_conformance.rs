@@ -1,0 +1,240 @@
+//! `cfsim agent` against the eval corpus (policies/eval, recorded from the real cf-agent 3.21.0; format in
+//! policies/eval/README.md) and against policies/agent (the engine's own fixtures, NAME.expected).
+//!
+//! For every policy and every variant (default run `.out`, `-I` run `.info.out`, the filtered
+//! `--show-evaluated-classes` / `--show-evaluated-vars` tables) the cfsim binary is run from the policy's
+//! directory exactly as the recorder ran cf-agent, normalised the same way, and compared byte for byte.
+//! The test prints every mismatch with a diff head and the pass count, and fails when the count drops
+//! below [`EVAL_FLOOR`] (a ratchet: raise it when more recordings pass). policies/agent must pass fully.
+//! The recordings themselves are re-checked against the live agent by tests/eval_recordings.rs and
+//! `agent_recordings_match_live` below.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Least number of eval-corpus recordings (policy × variant) cfsim must reproduce.
+const EVAL_FLOOR: usize = 518;
+
+const VARIANTS: &[(&str, Option<&str>, Option<&str>)] = &[
+    ("out", None, None),
+    ("info.out", Some("-I"), None),
+    ("classes", Some("--show-evaluated-classes"), Some("classes")),
+    ("vars", Some("--show-evaluated-vars"), Some("vars")),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn policies_in(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.filter_map(|e| e.ok()) {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(policies_in(&p));
+        } else if p.extension().and_then(|e| e.to_str()) == Some("cf") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn header_args(text: &str, prefix: &str) -> Vec<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .map(|a| a.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+fn is_exec(text: &str) -> bool {
+    text.lines().any(|l| l.trim() == "# cfsim: --exec")
+}
+
+fn filter_table(kind: &str, dir: &str, raw: &[u8]) -> String {
+    use std::io::Write;
+    let script = root().join("tests/oracle/eval-filter.sh");
+    let mut child = Command::new("bash")
+        .arg(script)
+        .arg(kind)
+        .arg(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(raw).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `cfsim agent -K -f ./NAME.cf ARGS` from the policy's directory.
+fn cfsim(policy: &Path, extra: &[String]) -> (Vec<u8>, i32) {
+    let dir = policy.parent().unwrap();
+    let name = policy.file_name().unwrap().to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .arg("agent")
+        .arg("-K")
+        .arg("-f")
+        .arg(format!("./{name}"))
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let mut all = out.stdout;
+    all.extend(out.stderr);
+    (all, out.status.code().unwrap_or(-1))
+}
+
+fn first_diff(want: &str, got: &str) -> String {
+    for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
+        if w != g {
+            return format!("line {}: want {w:?}\n          got  {g:?}", i + 1);
+        }
+    }
+    format!(
+        "length differs: want {} lines, got {}",
+        want.lines().count(),
+        got.lines().count()
+    )
+}
+
+#[test]
+fn eval_corpus_conformance() {
+    let policies = policies_in(&root().join("policies/eval"));
+    let mut pass = 0;
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for p in &policies {
+        let text = std::fs::read_to_string(p).unwrap();
+        let dir = std::fs::canonicalize(p.parent().unwrap()).unwrap();
+        let dir_s = dir.to_str().unwrap().to_string();
+        let mut base = header_args(&text, "# args:");
+        if is_exec(&text) {
+            base.push("--exec".into());
+        }
+        let (out_raw, code) = cfsim(p, &base);
+        for (suffix, flag, table) in VARIANTS {
+            let rec = p.with_extension(suffix);
+            let Ok(want) = std::fs::read_to_string(&rec) else {
+                continue;
+            };
+            total += 1;
+            let raw = match flag {
+                None => out_raw.clone(),
+                Some(f) => {
+                    let mut a = base.clone();
+                    a.push(f.to_string());
+                    cfsim(p, &a).0
+                }
+            };
+            let got = match table {
+                Some(kind) => filter_table(kind, &dir_s, &raw),
+                None => String::from_utf8_lossy(&raw).replace(&dir_s, "$DIR"),
+            };
+            let exit_ok = *suffix != "out"
+                || std::fs::read_to_string(p.with_extension("exit"))
+                    .map(|e| e.trim() == code.to_string())
+                    .unwrap_or(true);
+            if got == want && exit_ok {
+                pass += 1;
+            } else {
+                failures.push(format!(
+                    "{}: {}",
+                    rec.strip_prefix(root()).unwrap_or(&rec).display(),
+                    if exit_ok {
+                        first_diff(&want, &got)
+                    } else {
+                        format!("exit code {code} differs")
+                    }
+                ));
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("MISMATCH {f}");
+    }
+    eprintln!("eval corpus: {pass}/{total} recordings reproduced by cfsim agent");
+    if total > 0 {
+        assert!(
+            pass >= EVAL_FLOOR,
+            "only {pass}/{total} eval recordings reproduced (floor {EVAL_FLOOR})"
+        );
+    }
+}
+
+fn agent_fixtures() -> Vec<PathBuf> {
+    policies_in(&root().join("policies/agent"))
+}
+
+fn expected_of(policy: &Path, raw: &[u8], code: i32) -> String {
+    let dir = std::fs::canonicalize(policy.parent().unwrap()).unwrap();
+    let mut s = format!("# exit: {code}\n");
+    s.push_str(&String::from_utf8_lossy(raw).replace(dir.to_str().unwrap(), "$DIR"));
+    s
+}
+
+#[test]
+fn agent_fixtures_match_recordings() {
+    let fixtures = agent_fixtures();
+    assert!(
+        fixtures.len() >= 20,
+        "policies/agent has {} policies",
+        fixtures.len()
+    );
+    for p in fixtures {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut args = header_args(&text, "# args:");
+        args.extend(header_args(&text, "# agent-args:"));
+        args.extend(header_args(&text, "# cfsim-args:"));
+        let (raw, code) = cfsim(&p, &args);
+        let want = std::fs::read_to_string(p.with_extension("expected")).unwrap();
+        assert_eq!(expected_of(&p, &raw, code), want, "{}", p.display());
+    }
+}
+
+#[test]
+fn agent_recordings_match_live() {
+    let oracle = Path::new("/work/shared/tools/cf-oracle");
+    let have = Command::new("cf-agent")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have || !oracle.is_file() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "cf-agent and cf-oracle are required when CI=true"
+        );
+        eprintln!("note: cf-agent not installed; policies/agent recordings not re-checked live");
+        return;
+    }
+    for p in agent_fixtures() {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let out = Command::new(oracle)
+            .arg("agent")
+            .arg(&p)
+            .args(header_args(&text, "# agent-args:"))
+            .output()
+            .unwrap();
+        let mut raw = out.stdout;
+        raw.extend(out.stderr);
+        let got = expected_of(&p, &raw, out.status.code().unwrap_or(-1));
+        let want = std::fs::read_to_string(p.with_extension("expected")).unwrap();
+        assert_eq!(got, want, "live cf-agent differs for {}", p.display());
+    }
+}
+
+/// The 8 upstream hENC cases (policies/henc/upstream, recorded from the real cf-agent running `cfsim henc`
+/// as the module): `cfsim agent` merges the `henc` module promises natively, without executing anything,
+/// and prints the same report lines.
+#[test]
+fn henc_upstream_cases_run_natively() {
+    let dir = root().join("policies/henc/upstream");
+    let (raw, code) = cfsim(&dir.join("policy.cf"), &[]);
+    let want = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
+    assert_eq!(code, 0);
+    assert_eq!(String::from_utf8_lossy(&raw), want);
+}
