@@ -208,3 +208,23 @@ pub fn check_all(files: &[Loaded]) -> CheckReport {
     }
     report
 }
+
+impl CheckReport {
+    /// The report as cf-promises prints it when the policy is invalid: every diagnostic, then the summary
+    /// log line (used where cf-agent refuses a policy).
+    pub fn render(&self, files: &[Loaded]) -> String {
+        let mut s = String::new();
+        for (i, d) in &self.diags {
+            if let Some(l) = files.get(*i) {
+                s.push_str(&d.render(&l.file));
+            }
+        }
+        for (_, _, line) in &self.log {
+            s.push_str("   error: ");
+            s.push_str(line);
+            s.push('\n');
+        }
+        s.push_str("   error: There are syntax errors in policy files\n");
+        s
+    }
+}

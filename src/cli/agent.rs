@@ -55,7 +55,7 @@ pub fn prepare<'h>(
     level: LogLevel,
     opts: RunOptions,
 ) -> Result<Engine<'h>, RunResult> {
-    let mut files = match crate::load::load_with_inputs(file) {
+    let files = match crate::load::load_with_inputs(file) {
         Ok(f) => f,
         Err(e) => {
             return Err(RunResult {
@@ -64,15 +64,12 @@ pub fn prepare<'h>(
             })
         }
     };
-    if crate::load::check_all(&mut files) {
-        let mut s = String::new();
-        for l in &files {
-            for d in &l.diags {
-                s.push_str(&d.render(&l.file));
-            }
-        }
-        s.push_str("   error: There are syntax errors in policy files\n");
-        return Err(RunResult { stdout: s, code: 1 });
+    let report = crate::load::check_all(&files);
+    if report.has_errors() {
+        return Err(RunResult {
+            stdout: report.render(&files),
+            code: 1,
+        });
     }
     let mut e = Engine::new(files, host, level, opts);
     e.setup(component, file, classes);

@@ -240,6 +240,16 @@ impl EvalEnv for Context {
             vec!["source=function".to_string()],
         );
     }
+    fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]) {
+        let ns = ns
+            .map(str::to_string)
+            .unwrap_or_else(|| self.current_ns().to_string());
+        self.define_global(&ns, name, tags.to_vec());
+    }
+    fn undefine_class(&mut self, name: &str) {
+        let ns = self.current_ns().to_string();
+        self.undefine(&ns, name);
+    }
     fn callstack_promisers(&self) -> Vec<String> {
         self.frames
             .iter()

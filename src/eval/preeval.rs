@@ -160,9 +160,10 @@ impl Engine<'_> {
                     .map(|f| normalize(Path::new(&f.path)))
                     .collect();
                 loaded.retain(|l| !known.contains(&normalize(Path::new(&l.file.path))));
-                if crate::load::check_all(&mut loaded) {
-                    for l in &loaded {
-                        for d in &l.diags {
+                let report = crate::load::check_all(&loaded);
+                if report.has_errors() {
+                    for (i, d) in &report.diags {
+                        if let Some(l) = loaded.get(*i) {
                             self.out.raw(d.render(&l.file).trim_end().to_string());
                         }
                     }

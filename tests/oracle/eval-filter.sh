@@ -24,7 +24,9 @@
 #    separator lines (`B: ****`, `P: ....`) and never `C: discovered hard class ...`;
 #  * DIR is replaced by `$DIR`; a kept line that still holds the first 8 characters of DIR names the
 #    fixture directory in a form the agent truncated (`Promiser/affected object: '<40 chars>'`,
-#    `END commands promise (<30 chars>...)`, which depends on the checkout path) and is dropped.
+#    `END commands promise (<30 chars>...)`, which depends on the checkout path) and is dropped; so is
+#    every such truncatable line (`Promiser/affected object: '...'`, `END commands promise (...)`) that
+#    names DIR at all, since where the agent cuts it depends on the length of the checkout path.
 set -u
 kind=${1:-}
 dir=${2:-}
@@ -48,6 +50,7 @@ kind == "verbose" {
   if (line ~ /Begin policy\/promise evaluation/) { begun = 1; next }
   if (!begun || line !~ /^ verbose: [BPVCA]: /) next
   if (line ~ /^ verbose: [BPVCA]: [.*]+$/ || line ~ /^ verbose: C: discovered hard class/) next
+  if (dir != "" && index(line, dir) > 0 && (line ~ /Promiser\/affected object: \047/ || line ~ /END commands promise \(/)) next
   out = subdir(line, 0)
   if (prefix != "" && index(out, prefix) > 0) next
   print out
