@@ -230,6 +230,11 @@ impl EvalEnv for Context {
             })
             .collect()
     }
+    fn visit_variables(&self, f: &mut dyn FnMut(&str, &str, &str, &Value, &[String])) {
+        for ((ns, scope, lval), e) in &self.vars {
+            f(ns, scope, lval, &e.value, &e.tags);
+        }
+    }
     fn bundles(&self) -> Vec<BundleInfo> {
         self.bundles.clone()
     }

@@ -68,6 +68,13 @@ pub trait EvalEnv: VarLookup {
     /// All bundles of the policy.
     fn bundles(&self) -> Vec<BundleInfo>;
     /// Defines (or replaces) a variable, e.g. the capture array of `regextract`.
+    /// Visits every variable without copying it: `(ns, scope, lval, value, tags)`. Collecting functions
+    /// scan all variables on every call; implementations should override the copying default.
+    fn visit_variables(&self, f: &mut dyn FnMut(&str, &str, &str, &Value, &[String])) {
+        for v in self.variables() {
+            f(&v.ns, &v.scope, &v.lval, &v.value, &v.tags);
+        }
+    }
     fn define_var(&mut self, ns: &str, scope: &str, lval: &str, value: Value);
     /// Defines a class (`read_module_protocol`); `ns` `None` = the current namespace.
     fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]);

@@ -78,16 +78,16 @@ pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
     let (ns, scope) = r.resolve_scope(&*ctx.env);
     let prefix = r.lval();
     let mut obj = serde_json::Map::new();
-    for v in ctx.env.variables() {
-        if v.ns != ns || v.scope != scope {
-            continue;
+    ctx.env.visit_variables(&mut |vns, vscope, lval, value, _| {
+        if vns != ns || vscope != scope {
+            return;
         }
-        let Some(rest) = v.lval.strip_prefix(&prefix).filter(|r| r.starts_with('[')) else {
-            continue;
+        let Some(rest) = lval.strip_prefix(&prefix).filter(|r| r.starts_with('[')) else {
+            return;
         };
         let keys = VarRef::parse(&format!("x{rest}")).indices;
-        insert_path(&mut obj, &keys, v.value.to_json());
-    }
+        insert_path(&mut obj, &keys, value.to_json());
+    });
     (!obj.is_empty()).then_some(Value::Data(Json::Object(obj)))
 }
 

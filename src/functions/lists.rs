@@ -106,23 +106,23 @@ pub fn classic_indices(ctx: &CallCtx<'_>, name: &str, values: bool) -> Vec<Strin
     let (ns, scope) = r.resolve_scope(&*ctx.env);
     let prefix = format!("{}[", r.lval());
     let mut out: Vec<String> = Vec::new();
-    for v in ctx.env.variables() {
-        if v.ns != ns || v.scope != scope {
-            continue;
+    ctx.env.visit_variables(&mut |vns, vscope, lval, value, _| {
+        if vns != ns || vscope != scope {
+            return;
         }
-        let Some(rest) = v.lval.strip_prefix(&prefix) else {
-            continue;
+        let Some(rest) = lval.strip_prefix(&prefix) else {
+            return;
         };
-        let Some(end) = rest.find(']') else { continue };
+        let Some(end) = rest.find(']') else { return };
         if values {
-            out.extend(elements(&v.value));
+            out.extend(elements(value));
         } else {
-            let k = rest[..end].to_string();
+            let k = rest.get(..end).unwrap_or("").to_string();
             if !out.contains(&k) {
                 out.push(k);
             }
         }
-    }
+    });
     out
 }
 

@@ -78,19 +78,32 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
         .iter()
         .map(|t| regex(ctx, t.text()))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out: Vec<VarInfo> = ctx
-        .env
-        .variables()
-        .into_iter()
-        .filter(|v| full_match(&re, &v.qualified()))
-        .filter(|v| {
+    let mut out: Vec<VarInfo> = Vec::new();
+    let mut qualified = String::new();
+    ctx.env
+        .visit_variables(&mut |ns, scope, lval, value, tags| {
+            qualified.clear();
+            qualified.push_str(ns);
+            qualified.push(':');
+            qualified.push_str(scope);
+            qualified.push('.');
+            qualified.push_str(lval);
             // as the agent does: with tag regexes, any of them matching any tag passes
-            tag_res.is_empty()
-                || tag_res
-                    .iter()
-                    .any(|t| v.tags.iter().any(|tag| full_match(t, tag)))
-        })
-        .collect();
+            if full_match(&re, &qualified)
+                && (tag_res.is_empty()
+                    || tag_res
+                        .iter()
+                        .any(|t| tags.iter().any(|tag| full_match(t, tag))))
+            {
+                out.push(VarInfo {
+                    ns: ns.to_string(),
+                    scope: scope.to_string(),
+                    lval: lval.to_string(),
+                    value: value.clone(),
+                    tags: tags.to_vec(),
+                });
+            }
+        });
     out.sort_by_key(|v| v.qualified());
     Ok(out)
 }
