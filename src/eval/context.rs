@@ -230,7 +230,7 @@ impl EvalEnv for Context {
             })
             .collect()
     }
-    fn visit_variables(&self, f: &mut dyn FnMut(&str, &str, &str, &Value, &[String])) {
+    fn visit_variables(&self, f: &mut crate::expr::env::VarVisitor<'_>) {
         for ((ns, scope, lval), e) in &self.vars {
             f(ns, scope, lval, &e.value, &e.tags);
         }

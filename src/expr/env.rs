@@ -32,6 +32,9 @@ impl ClassInfo {
     }
 }
 
+/// Callback of [`EvalEnv::visit_variables`]: `(ns, scope, lval, value, tags)`.
+pub type VarVisitor<'a> = dyn FnMut(&str, &str, &str, &Value, &[String]) + 'a;
+
 /// A defined variable as listing functions (`variablesmatching`, `bundlestate`) see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VarInfo {
@@ -70,7 +73,7 @@ pub trait EvalEnv: VarLookup {
     /// Defines (or replaces) a variable, e.g. the capture array of `regextract`.
     /// Visits every variable without copying it: `(ns, scope, lval, value, tags)`. Collecting functions
     /// scan all variables on every call; implementations should override the copying default.
-    fn visit_variables(&self, f: &mut dyn FnMut(&str, &str, &str, &Value, &[String])) {
+    fn visit_variables(&self, f: &mut VarVisitor<'_>) {
         for v in self.variables() {
             f(&v.ns, &v.scope, &v.lval, &v.value, &v.tags);
         }

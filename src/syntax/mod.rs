@@ -47,6 +47,10 @@ pub struct Parsed {
 }
 
 /// Parse one file, returning the AST of every block that parsed and all diagnostics.
+#[allow(
+    clippy::result_large_err,
+    reason = "pest's own error type, only built on the error path"
+)]
 pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
     let pass = macros::apply(text);
     let mut adjust: Vec<(u32, i64)> = pass.uncounted_newlines.iter().map(|o| (*o, -1)).collect();

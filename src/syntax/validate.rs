@@ -253,7 +253,7 @@ fn check_guard(g: &Guard, file: &SourceFile, out: &mut FileChecks) {
     let expr: String = g.expr.chars().filter(|c| *c != ' ' && *c != '\t').collect();
     let err = match check::class_expression(&expr) {
         Err(off) => Some(off),
-        Ok(end) if end == 0 => Some(0),
+        Ok(0) => Some(0),
         Ok(_) => None,
     };
     if let Some(off) = err {
