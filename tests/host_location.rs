@@ -231,6 +231,21 @@ fn missing(a: &str, b: &str) -> Vec<(String, usize)> {
 #[test]
 fn cfsim_agrees_with_recorded_cf_promises_per_profile() {
     let mut failures = Vec::new();
+    let recorded_files = std::fs::read_dir(repo_path("policies/hosts/location/recorded"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "txt")
+        })
+        .count();
+    assert_eq!(
+        recorded_files,
+        policies().len() * profiles().len(),
+        "one recording per (policy, profile) pair, no stale ones"
+    );
     for profile in profiles() {
         let (mut agree, mut total, mut known) = (0, 0, 0);
         let h = stem(&profile);
