@@ -293,6 +293,9 @@ impl Engine<'_> {
 
     /// Starts the trace event of one evaluation.
     pub fn begin_event(&mut self, def: &BundleDef, t: &str, p: &Promise, promiser: &str, g: bool) {
+        if !self.opts.trace {
+            return;
+        }
         self.cur = TraceEvent {
             seq: 0,
             call_path: self
@@ -316,6 +319,9 @@ impl Engine<'_> {
     /// Finishes the current trace event.
     pub fn end_event(&mut self, skip: Option<&str>, outcome: Option<super::Outcome>) {
         if !self.opts.trace {
+            self.cur.classes_set.clear();
+            self.cur.classes_cancelled.clear();
+            self.cur.vars_set.clear();
             return;
         }
         let mut e = std::mem::take(&mut self.cur);
