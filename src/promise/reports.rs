@@ -7,7 +7,9 @@ use crate::syntax::ast::Promise;
 
 /// Evaluates one reports promise binding.
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, _unres: bool) {
-    if has_reference(promiser) && e.pass < 3 {
+    // text still holding `$(`, `${`, `@(` or `@{` waits for pass 3 (recorded: policies/agent/deferral_at)
+    let unexpanded = has_reference(promiser) || promiser.contains("@(") || promiser.contains("@{");
+    if unexpanded && e.pass < 3 {
         e.end_event(Some("deferred"), None);
         return;
     }
