@@ -63,7 +63,7 @@ impl Engine<'_> {
     pub fn run_bundle(
         &mut self,
         bi: usize,
-        args: &[Value],
+        args: &[Option<Value>],
         via_methods: bool,
         inherit: bool,
         caller_promiser: &str,
@@ -100,6 +100,9 @@ impl Engine<'_> {
         });
         let params: Vec<String> = def.bundle.params.clone();
         for (p, v) in params.iter().zip(args) {
+            let Some(v) = v else {
+                continue;
+            };
             self.ctx.set_var(
                 (def.ns.clone(), def.name.clone(), p.clone()),
                 v.clone(),

@@ -111,7 +111,8 @@ impl Engine<'_> {
             }
         }
         for (it, i) in seq.iter().zip(idx) {
-            self.run_bundle(i, &it.args, false, false, "");
+            let args: Vec<Option<Value>> = it.args.iter().cloned().map(Some).collect();
+            self.run_bundle(i, &args, false, false, "");
             if self.fatal {
                 return false;
             }
