@@ -2,6 +2,7 @@
 //! variables, frames), the host, the output and the trace. `preeval` does cf-agent's PolicyResolve
 //! rounds, `runner` the three-pass bundle evaluation, `crate::promise` one promise type per file.
 
+pub mod augments;
 pub mod bodies;
 pub mod context;
 pub mod hostenv;

@@ -87,6 +87,7 @@ impl Engine<'_> {
                 vec!["source=agent".into()],
             );
         }
+        self.load_augments(entry);
         self.ctx.set_var(
             ("default".into(), "def".into(), "jq".into()),
             Value::str(DEF_JQ),
