@@ -31,12 +31,12 @@ fn call_as_text(rv: &crate::syntax::ast::Rval) -> crate::syntax::ast::Rval {
                 .args
                 .iter()
                 .map(|a| match a {
-                    Rval::Scalar(s) => s.value.clone(),
+                    Rval::Scalar(s) => format!("\"{}\"", s.value),
                     _ => String::new(),
                 })
                 .collect();
             Rval::Scalar(Scalar {
-                value: format!("{}({})", c.name, args.join(",")),
+                value: format!("{}{}({})", super::render::RAW_ITEM, c.name, args.join(",")),
                 quote: Quote::Double,
                 span: c.span,
             })
