@@ -166,10 +166,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             ),
         );
     }
+    // outcome classes are set before the agent says the command completed (recorded)
+    e.record_outcome(def, p, outcome);
     if !ran.simulated_unknown {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
-    e.record_outcome(def, p, outcome);
     e.verbose_promise_end("commands", promiser, outcome);
     e.end_event(None, Some(outcome));
 }
