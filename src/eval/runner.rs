@@ -139,6 +139,12 @@ impl Engine<'_> {
         }
         let counts = self.counts.pop().unwrap_or_default();
         self.verbose_bundle_end(&def, counts);
+        // the agent's counters run on: a caller's summary includes its callees' promises (recorded)
+        if let Some(parent) = self.counts.last_mut() {
+            parent.kept += counts.kept;
+            parent.repaired += counts.repaired;
+            parent.notkept += counts.notkept;
+        }
         self.ctx.frames.pop();
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {

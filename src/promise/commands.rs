@@ -108,6 +108,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     if e.opts.dry_run {
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
         e.log(LogLevel::Warning, &format!("Would execute script '{cmd}'"));
+        e.verbose_promise_end("commands", promiser, Outcome::Failed);
         e.end_event(None, None);
         return;
     }
