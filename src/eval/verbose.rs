@@ -138,7 +138,9 @@ impl Engine<'_> {
             "P: BEGIN promise '{handle}' of type \"{t}\" (pass {})",
             self.pass
         ));
-        self.v(&format!("P:    Promiser/affected object: '{promiser}'"));
+        // the agent cuts these at 40 characters (recorded)
+        let shown: String = promiser.chars().take(40).collect();
+        self.v(&format!("P:    Promiser/affected object: '{shown}'"));
         if call_text.is_empty() {
             self.v(&format!("P:    Part of bundle: {}", def.name));
         } else {
@@ -200,6 +202,12 @@ impl Engine<'_> {
             Outcome::Failed => "NOT KEPT!",
         };
         self.v(&format!("A: Promise {word}"));
-        self.v(&format!("P: END {t} promise ({promiser})"));
+        // and this one at 30, marked with `...` (recorded)
+        let shown = if promiser.chars().count() > 30 {
+            format!("{}...", promiser.chars().take(30).collect::<String>())
+        } else {
+            promiser.to_string()
+        };
+        self.v(&format!("P: END {t} promise ({shown})"));
     }
 }

@@ -89,7 +89,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 .args
                 .iter()
                 .map(|a| match a {
-                    Rval::Scalar(s) => format!("\"{}\"", s.value),
+                    // scalars as expanded, `@(list)` as written (recorded)
+                    Rval::Scalar(s) if naked_list_name(&s.value).is_some() => {
+                        format!("\"{}\"", s.value)
+                    }
+                    Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
                     _ => String::new(),
                 })
                 .collect();
@@ -108,6 +112,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         None => (promiser.to_string(), Vec::new()),
     };
     e.done.insert(digest);
+    e.verbose_promise_begin(def, "methods", p, promiser);
     let (ns, name) = split_ns(&written, &def.ns);
     let Some(bi) = e.find_bundle(ns, name) else {
         e.log(
@@ -139,7 +144,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         None => false,
     };
     // The methods event goes into the trace before the callee's events; its outcome is filled in after.
-    e.verbose_promise_begin(def, "methods", p, promiser);
     let slot = e.trace.len();
     let event = e.cur.clone();
     e.end_event(None, None);
