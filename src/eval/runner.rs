@@ -118,8 +118,9 @@ impl Engine<'_> {
                 self.log(
                     super::output::LogLevel::Verbose,
                     &format!(
-                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass 1",
-                        def.name
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass {}",
+                        def.name,
+                        if via_methods { saved_pass } else { 0 }
                     ),
                 );
             }

@@ -147,7 +147,13 @@ impl Engine<'_> {
             self.v(&format!("P:    From parameterized bundle: {call_text}"));
         }
         self.v(&format!("P:    Base context class: {guard}"));
-        let if_rv = Self::constraint(p, "if").or_else(|| Self::constraint(p, "ifvarclass"));
+        let var_guard = p
+            .var_guard
+            .as_ref()
+            .map(|s| crate::syntax::ast::Rval::Scalar(s.clone()));
+        let if_rv = Self::constraint(p, "if")
+            .or_else(|| Self::constraint(p, "ifvarclass"))
+            .or(var_guard.as_ref());
         for (label, rv) in [("if", if_rv), ("unless", Self::constraint(p, "unless"))] {
             if let Some(rv) = rv {
                 let shown = self.condition_text(rv);

@@ -128,6 +128,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             Some(v) if matches!(v.value.as_scalar(), Some("true" | "yes" | "on"))
         );
         if ignore {
+            e.verbose_promise_end("methods", promiser, Outcome::Failed);
             e.end_event(Some("missing_bundle"), None);
             return;
         }

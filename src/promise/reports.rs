@@ -68,7 +68,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         print_file(e, def, p);
     }
     e.record_outcome(def, p, Outcome::Kept);
-    e.verbose_promise_end("reports", promiser, Outcome::Kept);
+    let shown = if e.opts.dry_run {
+        Outcome::Failed
+    } else {
+        Outcome::Kept
+    };
+    e.verbose_promise_end("reports", promiser, shown);
     e.end_event(None, Some(Outcome::Kept));
 }
 
