@@ -194,7 +194,12 @@ impl Engine<'_> {
             }
             if t == "classes" {
                 self.bundle_resolve(def);
+                let saved = self.stage;
+                if saved == "pass" {
+                    self.stage = "resolve";
+                }
                 self.resolve_type(def, "defaults");
+                self.stage = saved;
             }
         }
     }

@@ -110,6 +110,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
         e.log(LogLevel::Warning, &format!("Would execute script '{cmd}'"));
         e.verbose_promise_end("commands", promiser, Outcome::Failed);
+        if let Some(c) = e.counts.last_mut() {
+            c.notkept += 1;
+        }
         e.end_event(None, None);
         return;
     }

@@ -67,13 +67,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.out.raw(format!("R: {promiser}"));
         print_file(e, def, p);
     }
-    e.record_outcome(def, p, Outcome::Kept);
-    let shown = if e.opts.dry_run {
+    // in dry-run mode a report is a promise that would need repair: not kept (recorded)
+    let outcome = if e.opts.dry_run {
         Outcome::Failed
     } else {
         Outcome::Kept
     };
-    e.verbose_promise_end("reports", promiser, shown);
+    e.record_outcome(def, p, outcome);
+    e.verbose_promise_end("reports", promiser, outcome);
     e.end_event(None, Some(Outcome::Kept));
 }
 
