@@ -25,8 +25,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     if e.stage == "pass" {
         // recorded: every defaults promise reports itself kept, applied or not
         e.verbose_promise_end("defaults", promiser, Outcome::Kept);
-        if let Some(c) = e.counts.last_mut() {
-            c.kept += 1;
+        if !apply && e.pass == 1 {
+            if let Some(c) = e.counts.last_mut() {
+                c.kept += 1;
+            }
         }
     }
     if !apply {
