@@ -4,6 +4,8 @@
 //! For every policy and every variant (default run `.out`, `-I` run `.info.out`, the filtered
 //! `--show-evaluated-classes` / `--show-evaluated-vars` tables) the cfsim binary is run from the policy's
 //! directory exactly as the recorder ran cf-agent, normalised the same way, and compared byte for byte.
+//! Policies using scratch files under /tmp/cfsim-eval-* are left out (files are not simulated yet, and
+//! their state races with tests/eval_recordings.rs).
 //! The test prints every mismatch with a diff head and the pass count, and fails when the count drops
 //! below [`EVAL_FLOOR`] (a ratchet: raise it when more recordings pass). policies/agent must pass fully.
 //! The recordings themselves are re-checked against the live agent by tests/eval_recordings.rs and
@@ -14,13 +16,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Least number of eval-corpus recordings (policy × variant) cfsim must reproduce.
-const EVAL_FLOOR: usize = 518;
+const EVAL_FLOOR: usize = 607;
 
 const VARIANTS: &[(&str, Option<&str>, Option<&str>)] = &[
     ("out", None, None),
     ("info.out", Some("-I"), None),
     ("classes", Some("--show-evaluated-classes"), Some("classes")),
     ("vars", Some("--show-evaluated-vars"), Some("vars")),
+    ("verbose", Some("-v"), Some("verbose")),
 ];
 
 fn root() -> PathBuf {
@@ -110,6 +113,11 @@ fn eval_corpus_conformance() {
     let mut failures = Vec::new();
     for p in &policies {
         let text = std::fs::read_to_string(p).unwrap();
+        // scratch-file policies (/tmp/cfsim-eval-*) race with the live recording test running in
+        // parallel; their files are not simulated by cfsim anyway
+        if text.contains("/tmp/cfsim-eval-") {
+            continue;
+        }
         let dir = std::fs::canonicalize(p.parent().unwrap()).unwrap();
         let dir_s = dir.to_str().unwrap().to_string();
         let mut base = header_args(&text, "# args:");

@@ -2,13 +2,14 @@
 //! eval corpus and policies/agent (pre-evaluation only: hard classes, common-bundle classes, `-D` classes,
 //! pre-evaluated vars of all bundles). Rows tagged `time_based` and the `sys.*` rows cfsim documents as
 //! not simulated are left out. At least [`FLOOR`] of the tables must be identical (a ratchet; the others
-//! are printed with a diff head). Skip note without cf-promises; FAIL when CI=true.
+//! are printed with a diff head). Policies using scratch files under /tmp/cfsim-eval-* are left out (their
+//! state races with tests/eval_recordings.rs). Skip note without cf-promises; FAIL when CI=true.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const FLOOR: usize = 303;
+const FLOOR: usize = 315;
 
 fn policies_in(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -74,6 +75,11 @@ fn show_tables_match_cf_promises() {
     let (mut same, mut total) = (0, 0);
     for p in &policies {
         let text = std::fs::read_to_string(p).unwrap();
+        // policies with scratch files under /tmp/cfsim-eval-*: their state races with the live
+        // recording test running in parallel
+        if text.contains("/tmp/cfsim-eval-") {
+            continue;
+        }
         // only -D travels to cf-promises (cf-oracle passes the same flags)
         let mut extra = Vec::new();
         if let Some(a) = text.lines().find_map(|l| l.strip_prefix("# args:")) {

@@ -2,6 +2,7 @@
 //! variables, frames), the host, the output and the trace. `preeval` does cf-agent's PolicyResolve
 //! rounds, `runner` the three-pass bundle evaluation, `crate::promise` one promise type per file.
 
+pub mod augments;
 pub mod bodies;
 pub mod context;
 pub mod hostenv;
@@ -131,8 +132,9 @@ impl Outcome {
 pub struct Engine<'h> {
     pub ctx: Context,
     pub files: Vec<SourceFile>,
-    pub bundles: Vec<BundleDef>,
-    pub bodies: Vec<BodyDef>,
+    /// Shared so that evaluation can hold a bundle while mutating the engine (no AST copies).
+    pub bundles: Vec<std::rc::Rc<BundleDef>>,
+    pub bodies: Vec<std::rc::Rc<BodyDef>>,
     pub host: HostAdapter<'h>,
     pub cache: FnCache,
     pub out: Output,
@@ -225,12 +227,12 @@ impl<'h> Engine<'h> {
                     name: name.clone(),
                     tags: Vec::new(),
                 });
-                self.bundles.push(BundleDef {
+                self.bundles.push(std::rc::Rc::new(BundleDef {
                     ns,
                     name,
                     bundle: b,
                     file: i,
-                });
+                }));
             }
             for pb in &l.policy.promise_blocks {
                 self.promise_types
@@ -239,12 +241,12 @@ impl<'h> Engine<'h> {
             for b in l.policy.bodies {
                 let (ns, name) = split_ns(&b.name, &b.namespace);
                 let (ns, name) = (ns.to_string(), name.to_string());
-                self.bodies.push(BodyDef {
+                self.bodies.push(std::rc::Rc::new(BodyDef {
                     ns,
                     name,
                     body: b,
                     file: i,
-                });
+                }));
             }
             self.files.push(l.file);
         }
@@ -273,7 +275,12 @@ impl<'h> Engine<'h> {
     }
 
     /// Finds a body of `body_type` by its written name, from namespace `ns`.
-    pub fn find_body(&self, body_type: &str, written: &str, ns: &str) -> Option<&BodyDef> {
+    pub fn find_body(
+        &self,
+        body_type: &str,
+        written: &str,
+        ns: &str,
+    ) -> Option<&std::rc::Rc<BodyDef>> {
         let (ns, name) = split_ns(written, ns);
         self.bodies
             .iter()

@@ -7,6 +7,10 @@ use regex::Regex;
 use super::context::Context;
 use crate::value::Value;
 
+/// Marks a list item that the tables print without quotes (a bundle call in `control_common.bundlesequence`
+/// is shown as `greet("hello")`, recorded).
+pub const RAW_ITEM: char = '\u{1}';
+
 /// Header of the classes table.
 pub const CLASSES_HEADER: &str = "Class name                                                   Meta tags                                Comment                                 ";
 /// Header of the variables table.
@@ -51,7 +55,10 @@ pub fn render_value(v: &Value) -> String {
         Value::List(_, items) => {
             let inner: Vec<String> = items
                 .iter()
-                .map(|i| format!("\"{}\"", i.replace('"', "\\\"")))
+                .map(|i| match i.strip_prefix(RAW_ITEM) {
+                    Some(raw) => raw.to_string(),
+                    None => format!("\"{}\"", i.replace('"', "\\\"")),
+                })
                 .collect();
             format!(" {{{}}}", inner.join(","))
         }

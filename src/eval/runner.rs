@@ -63,7 +63,7 @@ impl Engine<'_> {
     pub fn run_bundle(
         &mut self,
         bi: usize,
-        args: &[Value],
+        args: &[Option<Value>],
         via_methods: bool,
         inherit: bool,
         caller_promiser: &str,
@@ -100,6 +100,9 @@ impl Engine<'_> {
         });
         let params: Vec<String> = def.bundle.params.clone();
         for (p, v) in params.iter().zip(args) {
+            let Some(v) = v else {
+                continue;
+            };
             self.ctx.set_var(
                 (def.ns.clone(), def.name.clone(), p.clone()),
                 v.clone(),
@@ -115,8 +118,9 @@ impl Engine<'_> {
                 self.log(
                     super::output::LogLevel::Verbose,
                     &format!(
-                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass 1",
-                        def.name
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass {}",
+                        def.name,
+                        if via_methods { saved_pass } else { 0 }
                     ),
                 );
             }
@@ -136,6 +140,12 @@ impl Engine<'_> {
         }
         let counts = self.counts.pop().unwrap_or_default();
         self.verbose_bundle_end(&def, counts);
+        // the agent's counters run on: a caller's summary includes its callees' promises (recorded)
+        if let Some(parent) = self.counts.last_mut() {
+            parent.kept += counts.kept;
+            parent.repaired += counts.repaired;
+            parent.notkept += counts.notkept;
+        }
         self.ctx.frames.pop();
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {
@@ -184,7 +194,12 @@ impl Engine<'_> {
             }
             if t == "classes" {
                 self.bundle_resolve(def);
+                let saved = self.stage;
+                if saved == "pass" {
+                    self.stage = "resolve";
+                }
                 self.resolve_type(def, "defaults");
+                self.stage = saved;
             }
         }
     }
@@ -293,6 +308,9 @@ impl Engine<'_> {
 
     /// Starts the trace event of one evaluation.
     pub fn begin_event(&mut self, def: &BundleDef, t: &str, p: &Promise, promiser: &str, g: bool) {
+        if !self.opts.trace {
+            return;
+        }
         self.cur = TraceEvent {
             seq: 0,
             call_path: self
@@ -316,6 +334,9 @@ impl Engine<'_> {
     /// Finishes the current trace event.
     pub fn end_event(&mut self, skip: Option<&str>, outcome: Option<super::Outcome>) {
         if !self.opts.trace {
+            self.cur.classes_set.clear();
+            self.cur.classes_cancelled.clear();
+            self.cur.vars_set.clear();
             return;
         }
         let mut e = std::mem::take(&mut self.cur);

@@ -111,7 +111,19 @@ impl Engine<'_> {
             }
         }
         for (it, i) in seq.iter().zip(idx) {
-            self.run_bundle(i, &it.args, false, false, "");
+            let args: Vec<Option<Value>> = it.args.iter().cloned().map(Some).collect();
+            if !it.args.is_empty() {
+                let shown: Vec<String> = it
+                    .args
+                    .iter()
+                    .map(|a| format!("\"{}\"", a.as_scalar().unwrap_or("")))
+                    .collect();
+                self.pending_call = Some((
+                    String::new(),
+                    format!("{}( {{{}}})", it.name, shown.join(",")),
+                ));
+            }
+            self.run_bundle(i, &args, false, false, "");
             if self.fatal {
                 return false;
             }

@@ -31,12 +31,12 @@ fn call_as_text(rv: &crate::syntax::ast::Rval) -> crate::syntax::ast::Rval {
                 .args
                 .iter()
                 .map(|a| match a {
-                    Rval::Scalar(s) => s.value.clone(),
+                    Rval::Scalar(s) => format!("\"{}\"", s.value),
                     _ => String::new(),
                 })
                 .collect();
             Rval::Scalar(Scalar {
-                value: format!("{}({})", c.name, args.join(",")),
+                value: format!("{}{}({})", super::render::RAW_ITEM, c.name, args.join(",")),
                 quote: Quote::Double,
                 span: c.span,
             })
@@ -87,6 +87,7 @@ impl Engine<'_> {
                 vec!["source=agent".into()],
             );
         }
+        self.load_augments(entry);
         self.ctx.set_var(
             ("default".into(), "def".into(), "jq".into()),
             Value::str(DEF_JQ),

@@ -32,6 +32,7 @@ impl Engine<'_> {
         if !self.verbose_on() {
             return;
         }
+        self.v(" Begin policy/promise evaluation ");
         let items: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
         self.v(&format!("Using bundlesequence =>  {{{}}}", items.join(",")));
     }
@@ -67,6 +68,14 @@ impl Engine<'_> {
             "A: Bundle Accounting Summary for '{n}' in namespace {}",
             def.ns
         ));
+        if total == 0 {
+            self.v(&format!("A: Zero promises executed for bundle '{n}'"));
+            self.v("A: ...................................................");
+            self.v(&format!("B: {STARS}"));
+            self.v(&format!("B: END bundle {n}"));
+            self.v(&format!("B: {STARS}"));
+            return;
+        }
         self.v(&format!("A: Promises kept in '{n}' = {}", c.kept));
         self.v(&format!("A: Promises not kept in '{n}' = {}", c.notkept));
         self.v(&format!("A: Promises repaired in '{n}' = {}", c.repaired));
@@ -129,17 +138,63 @@ impl Engine<'_> {
             "P: BEGIN promise '{handle}' of type \"{t}\" (pass {})",
             self.pass
         ));
-        self.v(&format!("P:    Promiser/affected object: '{promiser}'"));
+        // the agent cuts these at 40 characters (recorded)
+        let shown: String = promiser.chars().take(40).collect();
+        self.v(&format!("P:    Promiser/affected object: '{shown}'"));
         if call_text.is_empty() {
             self.v(&format!("P:    Part of bundle: {}", def.name));
         } else {
             self.v(&format!("P:    From parameterized bundle: {call_text}"));
         }
         self.v(&format!("P:    Base context class: {guard}"));
+        let var_guard = p
+            .var_guard
+            .as_ref()
+            .map(|s| crate::syntax::ast::Rval::Scalar(s.clone()));
+        let if_rv = Self::constraint(p, "if")
+            .or_else(|| Self::constraint(p, "ifvarclass"))
+            .or(var_guard.as_ref());
+        for (label, rv) in [("if", if_rv), ("unless", Self::constraint(p, "unless"))] {
+            if let Some(rv) = rv {
+                let shown = self.condition_text(rv);
+                self.v(&format!("P:    \"{label}\" class condition: {shown}"));
+            }
+        }
         self.v(&format!(
             "P:    Stack path: {stack}/{}/{}/{t}/'{promiser}'[{idx}]",
             def.ns, def.name
         ));
+        if let Some(rv) = Self::constraint(p, "comment") {
+            let c = self.scalar_of(rv).unwrap_or_default();
+            self.v(&format!("P:    Comment:  {c}"));
+        }
+    }
+
+    /// How `-v` shows an `if`/`unless` value: the expanded string, or a function's result (its call text
+    /// when it could not be called).
+    fn condition_text(&mut self, rv: &crate::syntax::ast::Rval) -> String {
+        use crate::syntax::ast::Rval;
+        match rv {
+            Rval::Scalar(s) => self.expand(&s.value).text,
+            Rval::Call(c) => match self.call_function(c) {
+                super::rval::RvalResult::Value {
+                    value: crate::value::Value::Scalar(_, s),
+                    ..
+                } => s,
+                _ => {
+                    let args: Vec<String> = c
+                        .args
+                        .iter()
+                        .map(|a| match a {
+                            Rval::Scalar(s) => format!("\"{}\"", s.value),
+                            _ => String::new(),
+                        })
+                        .collect();
+                    format!("{}({})", c.name, args.join(","))
+                }
+            },
+            _ => String::new(),
+        }
     }
 
     /// `A: Promise was …` and `P: END …` after an actuation.
@@ -153,6 +208,12 @@ impl Engine<'_> {
             Outcome::Failed => "NOT KEPT!",
         };
         self.v(&format!("A: Promise {word}"));
-        self.v(&format!("P: END {t} promise ({promiser})"));
+        // and this one at 30, marked with `...` (recorded)
+        let shown = if promiser.chars().count() > 30 {
+            format!("{}...", promiser.chars().take(30).collect::<String>())
+        } else {
+            promiser.to_string()
+        };
+        self.v(&format!("P: END {t} promise ({shown})"));
     }
 }

@@ -87,6 +87,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             _ => {}
         }
     }
+    e.verbose_promise_begin(def, "commands", p, promiser);
     if e.opts.exec && !useshell && e.host.host.command(&cmd).is_none() {
         let a0 = protocol::argv0(&cmd).to_string();
         if a0.starts_with('/') && !std::path::Path::new(&a0).exists() {
@@ -99,15 +100,19 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 &format!("'{a0}' promises to be executable but isn't"),
             );
             e.record_outcome(def, p, Outcome::Failed);
+            e.verbose_promise_end("commands", promiser, Outcome::Failed);
             e.end_event(None, Some(Outcome::Failed));
             return;
         }
     }
-    e.verbose_promise_begin(def, "commands", p, promiser);
     let mut ran = run(e, &cmd, module, useshell, timeout);
     if e.opts.dry_run {
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
         e.log(LogLevel::Warning, &format!("Would execute script '{cmd}'"));
+        e.verbose_promise_end("commands", promiser, Outcome::Failed);
+        if let Some(c) = e.counts.last_mut() {
+            c.notkept += 1;
+        }
         e.end_event(None, None);
         return;
     }
@@ -166,10 +171,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             ),
         );
     }
+    // outcome classes are set before the agent says the command completed (recorded)
+    e.record_outcome(def, p, outcome);
     if !ran.simulated_unknown {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
-    e.record_outcome(def, p, outcome);
     e.verbose_promise_end("commands", promiser, outcome);
     e.end_event(None, Some(outcome));
 }

@@ -22,6 +22,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         }
         (Some(_), _) => false,
     };
+    if e.stage == "pass" {
+        // recorded: every defaults promise reports itself kept, applied or not
+        e.verbose_promise_end("defaults", promiser, Outcome::Kept);
+        if !apply && e.pass == 1 {
+            if let Some(c) = e.counts.last_mut() {
+                c.kept += 1;
+            }
+        }
+    }
     if !apply {
         e.end_event(None, Some(Outcome::Kept));
         return;

@@ -9,7 +9,7 @@ use crate::expr::expand::{naked_list_name, resolve, Resolved};
 use crate::syntax::ast::{Promise, Rval};
 use crate::value::Value;
 
-fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Value>> {
+fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
     let mut out = Vec::new();
     for a in args {
         match a {
@@ -18,31 +18,68 @@ fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Value>> {
                     let name = e.expand(name).text;
                     let r = crate::expr::varref::VarRef::parse(&name);
                     match crate::expr::expand::lookup(&e.ctx, &r) {
-                        Some(v) => out.push(v),
+                        Some(v) => out.push(Some(v)),
                         None => match resolve(&e.ctx, &name) {
-                            Resolved::Iterable(v) => out.push(Value::slist(v)),
-                            Resolved::Scalar(v) => out.push(Value::str(v)),
-                            _ => out.push(Value::str(s.value.clone())),
+                            Resolved::Iterable(v) => out.push(Some(Value::slist(v))),
+                            Resolved::Scalar(v) => out.push(Some(Value::str(v))),
+                            _ => out.push(Some(Value::str(s.value.clone()))),
                         },
                     }
                     continue;
                 }
-                out.push(Value::str(e.expand(&s.value).text));
+                out.push(Some(Value::str(e.expand(&s.value).text)));
+            }
+            Rval::Call(c) => {
+                // recorded: a call as a bundle argument is refused (once its own arguments resolve)
+                // and the parameter stays unset
+                let _ = c;
+                e.log(
+                    LogLevel::Error,
+                    "Only functions returning scalars can be used as arguments",
+                );
+                out.push(None);
+                continue;
             }
             other => match e.eval_rval(other) {
-                RvalResult::Value { value, .. } => out.push(value),
+                RvalResult::Value { value, .. } => out.push(Some(value)),
                 RvalResult::Skip => return None,
-                _ => out.push(Value::str("")),
+                _ => out.push(Some(Value::str(""))),
             },
         }
     }
     Some(out)
 }
 
+/// The promise as its identity sees it: calls given as bundle arguments count unexpanded (recorded: the
+/// refused call argument of a methods promise is reported once, not again when its inputs change).
+fn identity_form(p: &Promise) -> Promise {
+    let mut q = p.clone();
+    for c in q.constraints.iter_mut().filter(|c| c.lval == "usebundle") {
+        if let Rval::Call(call) = &mut c.rval {
+            for a in call.args.iter_mut() {
+                if let Rval::Call(inner) = a {
+                    let raw = format!("{inner:?}").replace('$', "\u{2}");
+                    *a = Rval::Scalar(crate::syntax::ast::Scalar {
+                        value: raw,
+                        quote: crate::syntax::ast::Quote::Double,
+                        span: inner.span,
+                    });
+                }
+            }
+        }
+    }
+    q
+}
+
 /// Evaluates one methods promise binding.
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str) {
     if let Some(skip) = e.conditions(p) {
         e.end_event(Some(skip), None);
+        return;
+    }
+    let digest = e.digest(def, "methods", &identity_form(p), promiser);
+    if e.done.contains(&digest) {
+        e.end_event(Some("already_done"), None);
         return;
     }
     let mut call_text = String::new();
@@ -52,7 +89,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 .args
                 .iter()
                 .map(|a| match a {
-                    Rval::Scalar(s) => format!("\"{}\"", s.value),
+                    // scalars as expanded, `@(list)` as written (recorded)
+                    Rval::Scalar(s) if naked_list_name(&s.value).is_some() => {
+                        format!("\"{}\"", s.value)
+                    }
+                    Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
                     _ => String::new(),
                 })
                 .collect();
@@ -70,11 +111,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         }
         None => (promiser.to_string(), Vec::new()),
     };
-    let digest = e.digest(def, "methods", p, promiser);
-    if !e.done.insert(digest) {
-        e.end_event(Some("already_done"), None);
-        return;
-    }
+    e.done.insert(digest);
+    e.verbose_promise_begin(def, "methods", p, promiser);
     let (ns, name) = split_ns(&written, &def.ns);
     let Some(bi) = e.find_bundle(ns, name) else {
         e.log(
@@ -90,6 +128,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             Some(v) if matches!(v.value.as_scalar(), Some("true" | "yes" | "on"))
         );
         if ignore {
+            e.verbose_promise_end("methods", promiser, Outcome::Failed);
             e.end_event(Some("missing_bundle"), None);
             return;
         }
@@ -106,7 +145,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         None => false,
     };
     // The methods event goes into the trace before the callee's events; its outcome is filled in after.
-    e.verbose_promise_begin(def, "methods", p, promiser);
     let slot = e.trace.len();
     let event = e.cur.clone();
     e.end_event(None, None);

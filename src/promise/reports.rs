@@ -7,7 +7,9 @@ use crate::syntax::ast::Promise;
 
 /// Evaluates one reports promise binding.
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, _unres: bool) {
-    if has_reference(promiser) && e.pass < 3 {
+    // text still holding `$(`, `${`, `@(` or `@{` waits for pass 3 (recorded: policies/agent/deferral_at)
+    let unexpanded = has_reference(promiser) || promiser.contains("@(") || promiser.contains("@{");
+    if unexpanded && e.pass < 3 {
         e.end_event(Some("deferred"), None);
         return;
     }
@@ -65,8 +67,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.out.raw(format!("R: {promiser}"));
         print_file(e, def, p);
     }
-    e.record_outcome(def, p, Outcome::Kept);
-    e.verbose_promise_end("reports", promiser, Outcome::Kept);
+    // in dry-run mode a report is a promise that would need repair: not kept (recorded)
+    let outcome = if e.opts.dry_run {
+        Outcome::Failed
+    } else {
+        Outcome::Kept
+    };
+    e.record_outcome(def, p, outcome);
+    e.verbose_promise_end("reports", promiser, outcome);
     e.end_event(None, Some(Outcome::Kept));
 }
 

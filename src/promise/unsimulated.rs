@@ -34,6 +34,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
                     LogLevel::Error,
                     &format!("Promise module '{path}' does not exist"),
                 );
+                e.verbose_promise_end(t, promiser, crate::eval::Outcome::Failed);
                 e.end_event(Some("missing_module"), None);
                 return;
             }
@@ -42,6 +43,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     if !NOT_SIMULATED.contains(&t) && block.is_none() {
         // observed: one error per promise and pass, whatever its guard or conditions
         e.log(LogLevel::Error, &format!("Undefined promise type '{t}'"));
+        // recorded: not kept, but not counted in the bundle's accounting
+        e.verbose_promise_end(t, promiser, crate::eval::Outcome::Failed);
         e.end_event(Some("undefined_type"), None);
         return;
     }

@@ -7,13 +7,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 dir="$root/policies/agent"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  for f in "$dir"/*.cf; do names+=("$(basename "$f" .cf)"); done
+  for f in "$dir"/*.cf "$dir"/*/*.cf; do n=${f#"$dir"/}; names+=("${n%.cf}"); done
 fi
 for n in "${names[@]}"; do
   tmp=$(mktemp)
   aargs=$(grep -m1 '^# agent-args:' "$dir/$n.cf" | sed 's/^# agent-args://')
   /work/shared/tools/cf-oracle agent "$dir/$n.cf" $aargs >"$tmp" 2>&1; rc=$?
-  { echo "# exit: $rc"; sed "s#$dir#\$DIR#g" "$tmp"; } > "$dir/$n.expected"
+  pdir=$(dirname "$dir/$n.cf")
+  { echo "# exit: $rc"; sed "s#$pdir#\$DIR#g" "$tmp"; } > "$dir/$n.expected"
   rm -f "$tmp"
   echo "recorded $n (exit $rc)"
 done
