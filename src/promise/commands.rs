@@ -185,7 +185,15 @@ fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option
         return Ran::done(r.exit_code, r.output.clone());
     }
     if module {
-        let reader = HostReader(&e.host);
+        let policy_dir = e
+            .files
+            .first()
+            .and_then(|f| std::path::Path::new(&f.path).parent().map(absolute))
+            .unwrap_or_default();
+        let reader = HostReader {
+            host: &e.host,
+            policy_dir,
+        };
         if let Some(out) = crate::henc::native_henc_output(cmd, &reader) {
             return Ran::done(0, out);
         }
@@ -227,12 +235,42 @@ fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option
     }
 }
 
-struct HostReader<'a, 'h>(&'a crate::eval::hostenv::HostAdapter<'h>);
+/// Where the native hENC module reads its files. ENC data kept in the policy's own directory tree is part
+/// of the policy (it is copied to the node with the inputs), so it is read like the policy files; every
+/// other path is the host's (the profile's files, or the local machine).
+struct HostReader<'a, 'h> {
+    host: &'a crate::eval::hostenv::HostAdapter<'h>,
+    policy_dir: std::path::PathBuf,
+}
 
 impl crate::henc::EncReader for HostReader<'_, '_> {
     fn read(&self, name: &str) -> Option<Vec<u8>> {
-        self.0.read_file(name)
+        let p = absolute(std::path::Path::new(name));
+        if !self.policy_dir.as_os_str().is_empty() && p.starts_with(&self.policy_dir) {
+            return std::fs::read(&p).ok();
+        }
+        self.host.read_file(name)
     }
+}
+
+/// `p` made absolute against the working directory and lexically normalised (no file system access).
+fn absolute(p: &std::path::Path) -> std::path::PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    let mut out = std::path::PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 /// Applies the module protocol events of `output`.
