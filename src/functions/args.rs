@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value as Json;
 
@@ -148,31 +148,34 @@ pub fn as_json(v: &Value) -> Json {
 /// A compiled regex with the agent's semantics: PCRE without UTF mode (bytes; `\\w`, `.` and `(?i)`
 /// are ASCII/byte based), DOTALL and MULTILINE.
 /// Shared (`Arc`): a compiled regex is cached per text, and its clones reuse the search caches. The
-/// second field is the same pattern anchored at the start (`\A(?:…)`), used for full matches.
+/// second field decides full matches (see [`FullMatcher`]).
 #[derive(Debug, Clone)]
-pub struct Re(pub Arc<regex::bytes::Regex>, FullMatcher);
+pub struct Re(pub Arc<regex::bytes::Regex>, Arc<FullMatcher>);
 
-/// How [`Re::full_match`] decides.
-#[derive(Debug, Clone)]
-pub enum FullMatcher {
-    /// The pattern is `.*`, which (DOTALL, bytes) fully matches every string.
-    Everything,
-    /// The pattern anchored at the start: its match at offset 0 is the leftmost-first match whenever
-    /// the leftmost match starts at 0, and there is none otherwise.
-    Anchored(Arc<regex::bytes::Regex>),
-    /// Anchoring did not compile (e.g. an `(?x)` comment swallowing the closing parenthesis).
-    Unanchored,
+/// How [`Re::full_match`] decides: `.*` (DOTALL, bytes) fully matches every string; otherwise the
+/// pattern anchored at the start (`\A(?:…)`, compiled on first use) is searched: its match at offset 0
+/// is the leftmost-first match whenever the leftmost match starts at 0, and there is none otherwise.
+/// When anchoring does not compile (an `(?x)` comment swallowing the parenthesis), the plain regex is used.
+#[derive(Debug)]
+pub struct FullMatcher {
+    body: String,
+    anchored: OnceLock<Option<regex::bytes::Regex>>,
 }
 
 impl Re {
     /// The agent's "full match": the first (leftmost) match must span the whole string.
     pub fn full_match(&self, s: &str) -> bool {
-        let re = match &self.1 {
-            FullMatcher::Everything => return true,
-            FullMatcher::Anchored(a) => a,
-            FullMatcher::Unanchored => &self.0,
-        };
-        re.find(s.as_bytes())
+        let f = &self.1;
+        if f.body == ".*" {
+            return true;
+        }
+        let anchored = f
+            .anchored
+            .get_or_init(|| regex::bytes::Regex::new(&format!("(?ms-u)\\A(?:{})", f.body)).ok());
+        anchored
+            .as_ref()
+            .unwrap_or(&self.0)
+            .find(s.as_bytes())
             .is_some_and(|m| m.start() == 0 && m.end() == s.len())
     }
 }
@@ -242,15 +245,11 @@ fn compile_uncached(re: &str) -> Result<Re, (String, usize)> {
     let body = bytewise(re);
     let plain = regex::bytes::Regex::new(&format!("(?ms-u){body}"))
         .map_err(|e| pcre_error(re, &e.to_string()))?;
-    let full = if re == ".*" {
-        FullMatcher::Everything
-    } else {
-        match regex::bytes::Regex::new(&format!("(?ms-u)\\A(?:{body})")) {
-            Ok(a) => FullMatcher::Anchored(Arc::new(a)),
-            Err(_) => FullMatcher::Unanchored,
-        }
+    let full = FullMatcher {
+        body,
+        anchored: OnceLock::new(),
     };
-    Ok(Re(Arc::new(plain), full))
+    Ok(Re(Arc::new(plain), Arc::new(full)))
 }
 
 fn pcre_error(re: &str, rust_msg: &str) -> (String, usize) {
