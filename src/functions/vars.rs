@@ -104,7 +104,7 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
                 });
             }
         });
-    out.sort_by_key(|v| v.qualified());
+    out.sort_by_cached_key(VarInfo::qualified);
     Ok(out)
 }
 
