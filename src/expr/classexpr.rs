@@ -3,6 +3,9 @@
 //! whitespace is removed, the longest parsable prefix is used and trailing text ignored (unless it starts
 //! with a dangling operator), `true`/`false` are literals.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 use pest::iterators::Pairs;
@@ -164,10 +167,46 @@ fn name_defined(n: &str, env: &dyn EvalEnv) -> bool {
     }
 }
 
+/// Most distinct expressions kept parsed per thread; the cache is emptied when it is full.
+pub const CACHE_LIMIT: usize = 4096;
+
+type Parsed = Result<Rc<ClassExpr>, ClassExprError>;
+
+thread_local! {
+    static CACHE: RefCell<HashMap<String, Parsed>> = RefCell::new(HashMap::new());
+}
+
+/// A bare class name (`linux`, `ns:name`, `any`): what `parse` would return as a single `Name`.
+fn is_plain_name(expr: &str) -> bool {
+    !expr.is_empty()
+        && expr
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
+}
+
+/// [`parse`], memoised per thread by the expression text (the same guards are evaluated many times).
+pub fn parse_cached(expr: &str) -> Parsed {
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(expr).cloned()) {
+        return hit;
+    }
+    let parsed = parse(expr).map(Rc::new);
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= CACHE_LIMIT {
+            c.clear();
+        }
+        c.insert(expr.to_string(), parsed.clone());
+    });
+    parsed
+}
+
 /// Parses and evaluates an already expanded expression. A `$`/`@` left in it is an error.
 pub fn eval_str(expr: &str, env: &dyn EvalEnv) -> Result<bool, ClassExprError> {
+    if is_plain_name(expr) {
+        return Ok(name_defined(expr, env));
+    }
     if expr.contains('$') || expr.contains('@') {
         return Err(ClassExprError::Unresolved(expr.to_string()));
     }
-    Ok(parse(expr)?.eval(env))
+    Ok(parse_cached(expr)?.eval(env))
 }

@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use super::env::VarLookup;
-use super::varref::VarRef;
+use super::varref::{VarRef, SPECIAL_SCOPES};
 use crate::value::{json_leaf_string, Value};
 
 /// Maximum nesting of references inside references; deeper text is kept literally.
@@ -69,9 +69,31 @@ fn walk(d: &Json, path: &[String]) -> Option<Json> {
     Some(cur.clone())
 }
 
+/// `lookup(env, &VarRef::parse(text))`, without allocating the parts when `text` has no index.
+pub fn lookup_name(env: &dyn VarLookup, text: &str) -> Option<Value> {
+    if text.contains('[') {
+        return lookup(env, &VarRef::parse(text));
+    }
+    // the same split as `VarRef::parse` and `VarRef::resolve_scope`
+    let (ns, rest) = match text.find(':') {
+        Some(i) => (Some(&text[..i]), &text[i + 1..]),
+        None => (None, text),
+    };
+    let (scope, name) = match rest.find('.') {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (env.current_bundle(), rest),
+    };
+    let ns = match ns {
+        Some(ns) => ns,
+        None if SPECIAL_SCOPES.contains(&scope) => "default",
+        None => env.current_ns(),
+    };
+    env.get_var(ns, scope, name)
+}
+
 /// Resolves a reference name (the text between the delimiters, already expanded).
 pub fn resolve(env: &dyn VarLookup, name: &str) -> Resolved {
-    match lookup(env, &VarRef::parse(name)) {
+    match lookup_name(env, name) {
         Some(Value::Scalar(_, s)) => Resolved::Scalar(s),
         Some(Value::List(_, items)) => Resolved::Iterable(items),
         Some(Value::Data(d)) => match &d {
@@ -155,23 +177,30 @@ fn expand_depth(s: &str, env: &dyn VarLookup, binding: Option<&Binding>, depth: 
         };
         out.text.push_str(&s[lit_start..start]);
         let raw_inner = &s[start + 2..end - 1];
-        let inner = expand_depth(raw_inner, env, binding, depth + 1);
-        out.errors.extend(inner.errors.iter().cloned());
-        out.dropped |= inner.dropped;
-        let bound = binding.and_then(|b| b.get(&inner.text)).cloned();
+        // a reference without a nested one expands to itself: no need to copy it
+        let nested;
+        let (inner_text, inner_unresolved) = if raw_inner.contains('$') {
+            nested = expand_depth(raw_inner, env, binding, depth + 1);
+            out.errors.extend(nested.errors.iter().cloned());
+            out.dropped |= nested.dropped;
+            (nested.text.as_str(), nested.unresolved)
+        } else {
+            (raw_inner, false)
+        };
+        let bound = binding.and_then(|b| b.get(inner_text)).cloned();
         let resolved = match bound {
             Some(v) => Resolved::Scalar(v),
-            None => resolve(env, &inner.text),
+            None => resolve(env, inner_text),
         };
         match resolved {
-            Resolved::Scalar(v) if !inner.unresolved => out.text.push_str(&v),
+            Resolved::Scalar(v) if !inner_unresolved => out.text.push_str(&v),
             other => {
                 out.unresolved = true;
                 if other == Resolved::Null || raw_inner.contains("$(") || raw_inner.contains("${") {
                     out.dropped = true;
                 }
                 out.text.push_str(&s[start..start + 2]);
-                out.text.push_str(&inner.text);
+                out.text.push_str(inner_text);
                 out.text.push_str(&s[end - 1..end]);
             }
         }

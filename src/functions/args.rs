@@ -2,10 +2,14 @@
 //! (variable name, `@(x)`, inline JSON, or a nested call's list/data), boolean options, regex compilation
 //! with the agent's PCRE semantics.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
 use serde_json::Value as Json;
 
 use super::{CallCtx, FnArg, FnFail};
-use crate::expr::expand::lookup;
+use crate::expr::expand::lookup_name;
 use crate::expr::varref::VarRef;
 use crate::value::{json_leaf_string, parse_int, parse_real, Value};
 
@@ -51,12 +55,12 @@ pub fn int_arg(a: &FnArg) -> i64 {
 /// Resolves a collecting argument to its value, or `None` (variable missing, JSON invalid).
 pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
     if let Some(name) = &a.naked {
-        return lookup(&*ctx.env, &VarRef::parse(name)).or_else(|| classic_array(ctx, name));
+        return lookup_name(&*ctx.env, name).or_else(|| classic_array(ctx, name));
     }
     match &a.value {
         Value::List(..) | Value::Data(_) => Some(a.value.clone()),
         Value::Scalar(_, s) => {
-            if let Some(v) = lookup(&*ctx.env, &VarRef::parse(s)) {
+            if let Some(v) = lookup_name(&*ctx.env, s) {
                 return Some(v);
             }
             if let Some(v) = classic_array(ctx, s) {
@@ -143,13 +147,34 @@ pub fn as_json(v: &Value) -> Json {
 
 /// A compiled regex with the agent's semantics: PCRE without UTF mode (bytes; `\\w`, `.` and `(?i)`
 /// are ASCII/byte based), DOTALL and MULTILINE.
+/// Shared (`Arc`): a compiled regex is cached per text, and its clones reuse the search caches. The
+/// second field decides full matches (see [`FullMatcher`]).
 #[derive(Debug, Clone)]
-pub struct Re(pub regex::bytes::Regex);
+pub struct Re(pub Arc<regex::bytes::Regex>, Arc<FullMatcher>);
+
+/// How [`Re::full_match`] decides: `.*` (DOTALL, bytes) fully matches every string; otherwise the
+/// pattern anchored at the start (`\A(?:…)`, compiled on first use) is searched: its match at offset 0
+/// is the leftmost-first match whenever the leftmost match starts at 0, and there is none otherwise.
+/// When anchoring does not compile (an `(?x)` comment swallowing the parenthesis), the plain regex is used.
+#[derive(Debug)]
+pub struct FullMatcher {
+    body: String,
+    anchored: OnceLock<Option<regex::bytes::Regex>>,
+}
 
 impl Re {
     /// The agent's "full match": the first (leftmost) match must span the whole string.
     pub fn full_match(&self, s: &str) -> bool {
-        self.0
+        let f = &self.1;
+        if f.body == ".*" {
+            return true;
+        }
+        let anchored = f
+            .anchored
+            .get_or_init(|| regex::bytes::Regex::new(&format!("(?ms-u)\\A(?:{})", f.body)).ok());
+        anchored
+            .as_ref()
+            .unwrap_or(&self.0)
             .find(s.as_bytes())
             .is_some_and(|m| m.start() == 0 && m.end() == s.len())
     }
@@ -190,11 +215,41 @@ fn bytewise(re: &str) -> String {
     out
 }
 
-/// Compiles with the agent's flags; the error is a PCRE message and offset.
+/// Most distinct regex texts kept compiled per thread; the cache is emptied when it is full.
+pub const REGEX_CACHE_LIMIT: usize = 1024;
+
+type Compiled = Result<Re, (String, usize)>;
+
+thread_local! {
+    static REGEX_CACHE: RefCell<HashMap<String, Compiled>> = RefCell::new(HashMap::new());
+}
+
+/// Compiles with the agent's flags; the error is a PCRE message and offset. Results (errors too) are
+/// memoised per thread by the regex text: policies call matching functions with the same regex often.
 pub fn compile(re: &str) -> Result<Re, (String, usize)> {
-    regex::bytes::Regex::new(&format!("(?ms-u){}", bytewise(re)))
-        .map(Re)
-        .map_err(|e| pcre_error(re, &e.to_string()))
+    if let Some(hit) = REGEX_CACHE.with(|c| c.borrow().get(re).cloned()) {
+        return hit;
+    }
+    let compiled = compile_uncached(re);
+    REGEX_CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= REGEX_CACHE_LIMIT {
+            c.clear();
+        }
+        c.insert(re.to_string(), compiled.clone());
+    });
+    compiled
+}
+
+fn compile_uncached(re: &str) -> Result<Re, (String, usize)> {
+    let body = bytewise(re);
+    let plain = regex::bytes::Regex::new(&format!("(?ms-u){body}"))
+        .map_err(|e| pcre_error(re, &e.to_string()))?;
+    let full = FullMatcher {
+        body,
+        anchored: OnceLock::new(),
+    };
+    Ok(Re(Arc::new(plain), Arc::new(full)))
 }
 
 fn pcre_error(re: &str, rust_msg: &str) -> (String, usize) {

@@ -5,8 +5,7 @@
 
 use super::cache::FnCache;
 use super::{skips_on_unresolved, CallCtx, CallOutcome, FnArg};
-use crate::expr::expand::{expand_scalar, lookup, naked_list_name};
-use crate::expr::varref::VarRef;
+use crate::expr::expand::{expand_scalar, lookup_name, naked_list_name};
 use crate::value::Value;
 
 /// Maximum nesting of calls in one expression.
@@ -175,7 +174,7 @@ pub enum EvalOutcome {
 pub fn eval_str_arg(ctx: &CallCtx<'_>, s: &str) -> (FnArg, bool) {
     if let Some(name) = naked_list_name(s) {
         let name = expand_scalar(name, &*ctx.env).text;
-        let found = lookup(&*ctx.env, &VarRef::parse(&name));
+        let found = lookup_name(&*ctx.env, &name);
         let unresolved = found.is_none();
         let value = found.unwrap_or_else(|| Value::str(s));
         return (

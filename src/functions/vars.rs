@@ -7,7 +7,7 @@ use super::args::{bool_opt, full_match, regex};
 use super::classes::filter_tags;
 use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
 use crate::expr::env::VarInfo;
-use crate::expr::expand::lookup;
+use crate::expr::expand::lookup_name;
 use crate::expr::VarRef;
 use crate::value::Value;
 
@@ -26,13 +26,13 @@ pub const FUNCTIONS: &[FnDef] = &[
 
 fn isvariable(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::context(
-        lookup(&*ctx.env, &VarRef::parse(a[0].text())).is_some(),
+        lookup_name(&*ctx.env, a[0].text()).is_some(),
     ))
 }
 
 fn type_(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let detail = a.get(1).is_some_and(|d| bool_opt(d.text()));
-    let v = lookup(&*ctx.env, &VarRef::parse(a[0].text()));
+    let v = lookup_name(&*ctx.env, a[0].text());
     let s = match (v, detail) {
         (None, false) => "none".to_string(),
         (None, true) => "policy none".to_string(),
@@ -104,7 +104,7 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
                 });
             }
         });
-    out.sort_by_key(|v| v.qualified());
+    out.sort_by_cached_key(VarInfo::qualified);
     Ok(out)
 }
 
