@@ -4,6 +4,7 @@
 
 use super::args::int_arg;
 use super::{def, CallCtx, FnArg, FnDef, FnResult};
+use crate::host::time::{MONTHS, WEEKDAYS as DAYS};
 use crate::value::Value;
 
 pub const FUNCTIONS: &[FnDef] = &[
@@ -15,28 +16,16 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("strftime", false, strftime),
 ];
 
-/// Days since 1970-01-01 of a civil date (month 1-12).
+/// Days since 1970-01-01 of a civil date (month 1-12); the calendar arithmetic is `host::time`'s.
 pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let m = u32::try_from(m.clamp(1, 12)).unwrap_or(1);
+    crate::host::time::days_from_civil(y, m, 1) + d - 1
 }
 
 /// Civil date (year, month 1-12, day) of a day number.
 pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    let (y, m, d) = crate::host::time::civil_from_days(z);
+    (y, i64::from(m), i64::from(d))
 }
 
 /// `timegm` with `mktime` normalisation of out-of-range fields (month 0-based).
@@ -142,30 +131,6 @@ fn laterthan(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let t = local_mktime(ctx, get(0), get(1) - 1, get(2), get(3), get(4), get(5));
     Ok(Value::context(ctx.host.now() > t))
 }
-
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 fn short(s: &str) -> &str {
     s.get(..3).unwrap_or(s)
