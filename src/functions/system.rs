@@ -87,38 +87,9 @@ fn read_module_protocol(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::context(true))
 }
 
-/// Splits a command line into argv the way the agent does for `noshell`: whitespace separates,
-/// single and double quotes group (and are removed).
-pub fn split_command(cmd: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut in_word = false;
-    for c in cmd.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => cur.push(c),
-            None if c == '"' || c == '\'' => {
-                quote = Some(c);
-                in_word = true;
-            }
-            None if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            None => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        out.push(cur);
-    }
-    out
-}
+/// Splits a command line into argv the way the agent does for `noshell` (one implementation, shared with
+/// the `commands` promise runner).
+pub use crate::module::process::split_command;
 
 fn shell_mode(s: &str) -> ShellMode {
     match s {

@@ -91,7 +91,8 @@ pub fn outcome(command: &str, exit: &Exit) -> (Outcome, Option<String>) {
     }
 }
 
-/// Split a command line into argv: blanks separate words, `"…"` and `'…'` group (quotes removed).
+/// Split a command line into argv as cf-agent's `ArgSplitCommand` does: C `isspace` separates words, `"…"`
+/// and `'…'` group (quotes removed). The one splitter for `commands`, `execresult` and the hENC module.
 pub fn split_command(command: &str) -> Vec<String> {
     let mut args = Vec::new();
     let mut cur = String::new();
@@ -105,7 +106,7 @@ pub fn split_command(command: &str) -> Vec<String> {
                 quote = Some(c);
                 in_word = true;
             }
-            None if c == ' ' || c == '\t' => {
+            None if c.is_ascii_whitespace() => {
                 if in_word {
                     args.push(std::mem::take(&mut cur));
                     in_word = false;
