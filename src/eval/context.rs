@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use crate::expr::env::{BundleInfo, ClassInfo, EvalEnv, VarInfo, VarLookup};
 use crate::expr::expand::Binding;
 use crate::expr::varref::VarRef;
+use super::vartable::AgentTable;
 use crate::value::Value;
 
 /// Key of a variable: namespace, scope (bundle name or special scope), lval (with `[k]` indices).
@@ -52,6 +53,8 @@ pub struct Context {
     pub bundles: Vec<BundleInfo>,
     /// `comment =>` of variables and classes, keyed by their table name (`ns:scope.lval`, class name).
     pub comments: IndexMap<String, String>,
+    /// The agent's iteration order of `vars` (see [`super::vartable`]).
+    table: AgentTable,
 }
 
 impl Context {
@@ -65,18 +68,44 @@ impl Context {
 
     /// Sets a variable.
     pub fn set_var(&mut self, key: VarKey, value: Value, tags: Vec<String>) {
-        self.vars.insert(key, VarEntry { value, tags });
+        match self.vars.entry(key) {
+            indexmap::map::Entry::Occupied(mut o) => {
+                o.insert(VarEntry { value, tags });
+            }
+            indexmap::map::Entry::Vacant(v) => {
+                self.table.insert(v.key());
+                v.insert(VarEntry { value, tags });
+            }
+        }
     }
 
     /// Removes a variable (bundle parameters after the call).
     pub fn remove_var(&mut self, key: &VarKey) {
-        self.vars.shift_remove(key);
+        if self.vars.shift_remove(key).is_some() {
+            self.table.remove(key);
+        }
     }
 
     /// Removes the classic array entries (`name[...]`) of bundle `ns:bundle`.
     pub fn clear_arrays(&mut self, ns: &str, bundle: &str) {
-        self.vars
-            .retain(|(n, s, l), _| !(n == ns && s == bundle && l.contains('[')));
+        let gone: Vec<VarKey> = self
+            .vars
+            .keys()
+            .filter(|(n, s, l)| n == ns && s == bundle && l.contains('['))
+            .cloned()
+            .collect();
+        for k in &gone {
+            self.remove_var(k);
+        }
+    }
+
+    /// Visits the variables in the agent's table order.
+    fn visit_in_table_order(&self, f: &mut dyn FnMut(&VarKey, &VarEntry)) {
+        self.table.visit(&mut |k| {
+            if let Some(e) = self.vars.get(k) {
+                f(k, e);
+            }
+        });
     }
 
     /// Installs the values of one iteration binding (reference text → element).
@@ -219,21 +248,20 @@ impl EvalEnv for Context {
         out
     }
     fn variables(&self) -> Vec<VarInfo> {
-        self.vars
-            .iter()
-            .map(|((ns, scope, lval), e)| VarInfo {
+        let mut out = Vec::with_capacity(self.vars.len());
+        self.visit_in_table_order(&mut |(ns, scope, lval), e| {
+            out.push(VarInfo {
                 ns: ns.clone(),
                 scope: scope.clone(),
                 lval: lval.clone(),
                 value: e.value.clone(),
                 tags: e.tags.clone(),
             })
-            .collect()
+        });
+        out
     }
     fn visit_variables(&self, f: &mut crate::expr::env::VarVisitor<'_>) {
-        for ((ns, scope, lval), e) in &self.vars {
-            f(ns, scope, lval, &e.value, &e.tags);
-        }
+        self.visit_in_table_order(&mut |(ns, scope, lval), e| f(ns, scope, lval, &e.value, &e.tags));
     }
     fn bundles(&self) -> Vec<BundleInfo> {
         self.bundles.clone()

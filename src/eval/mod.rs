@@ -6,6 +6,7 @@ pub mod augments;
 pub mod bodies;
 pub mod context;
 pub mod hostenv;
+pub mod loading;
 pub mod output;
 pub mod preeval;
 pub mod render;
@@ -14,6 +15,7 @@ pub mod rval;
 pub mod sequence;
 pub mod setup;
 pub mod trace;
+pub mod vartable;
 pub mod verbose;
 
 use std::collections::HashSet;

@@ -101,13 +101,24 @@ impl Engine<'_> {
 
     /// Defines `control_<component>.<attr>` (`control_common`, `control_agent`, …) for every attribute of
     /// a `body <component> control` whose guard holds.
-    pub fn control_common_vars(&mut self) {
-        let bodies: Vec<_> = self
-            .bodies
-            .iter()
-            .filter(|b| b.name == "control")
-            .cloned()
-            .collect();
+    pub fn control_common_vars(&mut self, files: Option<&[usize]>) {
+        let bodies: Vec<_> = match files {
+            None => self
+                .bodies
+                .iter()
+                .filter(|b| b.name == "control")
+                .cloned()
+                .collect(),
+            Some(fs) => fs
+                .iter()
+                .flat_map(|f| {
+                    self.bodies
+                        .iter()
+                        .filter(move |b| b.file == *f && b.name == "control")
+                        .cloned()
+                })
+                .collect(),
+        };
         for b in bodies {
             let scope = format!("control_{}", b.body.body_type);
             self.cur_file = b.file;

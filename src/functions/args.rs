@@ -55,13 +55,21 @@ pub fn int_arg(a: &FnArg) -> i64 {
 /// Resolves a collecting argument to its value, or `None` (variable missing, JSON invalid).
 pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
     if let Some(name) = &a.naked {
-        return lookup_name(&*ctx.env, name).or_else(|| classic_array(ctx, name));
+        return match lookup_name(&*ctx.env, name) {
+            // a scalar that also has array entries (`sys.ipv4` and `sys.ipv4[eth0]`) is read as the array
+            Some(v @ Value::Scalar(..)) => Some(classic_array(ctx, name).unwrap_or(v)),
+            Some(v) => Some(v),
+            None => classic_array(ctx, name),
+        };
     }
     match &a.value {
         Value::List(..) | Value::Data(_) => Some(a.value.clone()),
         Value::Scalar(_, s) => {
             if let Some(v) = lookup_name(&*ctx.env, s) {
-                return Some(v);
+                return match v {
+                    Value::Scalar(..) => Some(classic_array(ctx, s).unwrap_or(v)),
+                    v => Some(v),
+                };
             }
             if let Some(v) = classic_array(ctx, s) {
                 return Some(v);
@@ -76,40 +84,78 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
 }
 
 /// A classic array `name[k]…` of the referenced bundle as a JSON object (first index → value; deeper
-/// indices nest), or `None` when there is no such element.
+/// indices nest), or `None` when there is no such element. Built like the agent's `VarRefValueToJson`:
+/// the variables named `name` are walked in the variable table's order; string and list values are
+/// (re)appended under their last index, containers are skipped, and an entry without further indices
+/// (the variable `name` itself) is stored under the key the previous entry left behind.
 pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
     let r = VarRef::parse(name);
     let (ns, scope) = r.resolve_scope(&*ctx.env);
-    let prefix = r.lval();
+    let base = r.name.clone();
+    let depth = r.indices.len();
     let mut obj = serde_json::Map::new();
+    let mut last_key: Option<String> = None;
     ctx.env.visit_variables(&mut |vns, vscope, lval, value, _| {
         if vns != ns || vscope != scope {
             return;
         }
-        let Some(rest) = lval.strip_prefix(&prefix).filter(|r| r.starts_with('[')) else {
+        let Some(rest) = lval.strip_prefix(base.as_str()) else {
             return;
         };
+        if !rest.is_empty() && !rest.starts_with('[') {
+            return;
+        }
         let keys = VarRef::parse(&format!("x{rest}")).indices;
-        insert_path(&mut obj, &keys, value.to_json());
+        if keys.len() < depth || keys.get(..depth) != Some(&r.indices[..]) {
+            return;
+        }
+        let keys = keys.get(depth..).unwrap_or(&[]);
+        let json = match value {
+            Value::Scalar(_, s) => Json::String(s.clone()),
+            Value::List(_, items) => Json::Array(
+                items
+                    .iter()
+                    .filter(|i| *i != "cf_null")
+                    .map(|i| Json::String(i.clone()))
+                    .collect(),
+            ),
+            Value::Data(_) => return,
+        };
+        match keys {
+            [] => match &last_key {
+                Some(k) => {
+                    obj.shift_remove(k);
+                    obj.insert(k.clone(), json);
+                }
+                None => {}
+            },
+            [k] => {
+                last_key = Some(k.clone());
+                obj.shift_remove(k);
+                obj.insert(k.clone(), json);
+            }
+            [path @ .., k] => {
+                last_key = Some(k.clone());
+                insert_nested(&mut obj, path, k, json);
+            }
+        }
     });
     (!obj.is_empty()).then_some(Value::Data(Json::Object(obj)))
 }
 
-fn insert_path(obj: &mut serde_json::Map<String, Json>, keys: &[String], value: Json) {
-    match keys {
-        [] => {}
-        [k] => {
-            obj.insert(k.clone(), value);
+/// Walks (creating) the objects of `path` and (re)appends `key` there.
+fn insert_nested(obj: &mut serde_json::Map<String, Json>, path: &[String], key: &str, value: Json) {
+    match path {
+        [] => {
+            obj.shift_remove(key);
+            obj.insert(key.to_string(), value);
         }
-        [k, rest @ ..] => {
+        [p, rest @ ..] => {
             let entry = obj
-                .entry(k.clone())
+                .entry(p.clone())
                 .or_insert_with(|| Json::Object(serde_json::Map::new()));
-            if !entry.is_object() {
-                *entry = Json::Object(serde_json::Map::new());
-            }
             if let Json::Object(inner) = entry {
-                insert_path(inner, rest, value);
+                insert_nested(inner, rest, key, value);
             }
         }
     }

@@ -1,0 +1,277 @@
+//! Loading the policy as cf-agent 3.21's `LoadPolicy` does it (libpromises/loading.c): the entry file is
+//! resolved on its own (PolicyResolve over its bundles and control bodies), then the active `inputs` of
+//! its `body common control` and `body file control` are loaded one by one, depth first: each file is
+//! resolved on its own as soon as it is parsed, and an `inputs` entry containing `$(…)`/`${…}` first
+//! re-resolves the files this list has loaded so far. The merged policy (each file followed by what it
+//! loaded) is then resolved once more as a whole. Files already loaded (same normalised path) are
+//! skipped. Variables enter the agent's table in this order, which decides classic array orders.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::output::LogLevel;
+use super::rval::RvalResult;
+use super::Engine;
+use crate::syntax::ast::Rval;
+use crate::value::Value;
+
+/// Deepest nesting of files loading files.
+pub const MAX_LOAD_DEPTH: usize = 64;
+
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Whether an `inputs` entry contains a variable reference (`IsExpandable`: `$(` or `${`, balanced).
+fn expandable(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    let mut open = None;
+    let mut vars = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b.get(i) {
+            Some(b'$') if matches!(b.get(i + 1), Some(b'(') | Some(b'{')) => {
+                if depth == 0 {
+                    open = b.get(i + 1).copied();
+                }
+                depth += 1;
+                i += 1;
+            }
+            Some(b')') | Some(b'}') if depth > 0 => {
+                depth -= 1;
+                if depth == 0 && open.is_some() {
+                    vars += 1;
+                    open = None;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    depth == 0 && vars > 0
+}
+
+/// State of one load: which files were reached, in merge order.
+struct LoadState {
+    /// File indices in merge order (a file, then what it loaded).
+    order: Vec<usize>,
+    entry_dir: PathBuf,
+    failed: bool,
+}
+
+impl Engine<'_> {
+    /// Loads and pre-evaluates the policy of entry file `entry` (already file 0). Returns false (after
+    /// logging) when a file cannot be loaded or has errors.
+    pub fn load_policy(&mut self, entry: &str) -> bool {
+        let mut st = LoadState {
+            order: Vec::new(),
+            entry_dir: Path::new(entry)
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+            failed: false,
+        };
+        self.load_file(0, &mut st, 0);
+        if st.failed {
+            return false;
+        }
+        // files loaded up front (literal inputs) that no active `inputs` reached stay at the end
+        for i in 0..self.files.len() {
+            if !st.order.contains(&i) {
+                st.order.push(i);
+            }
+        }
+        self.merge_order(&st.order);
+        self.policy_resolve();
+        true
+    }
+
+    /// Puts bundles and bodies in the merged policy's order.
+    fn merge_order(&mut self, order: &[usize]) {
+        let rank = |f: usize| order.iter().position(|&x| x == f).unwrap_or(usize::MAX);
+        self.bundles.sort_by_key(|b| rank(b.file));
+        self.bodies.sort_by_key(|b| rank(b.file));
+    }
+
+    /// Resolves file `file` (already in the engine), then loads its inputs.
+    fn load_file(&mut self, file: usize, st: &mut LoadState, depth: usize) {
+        st.order.push(file);
+        self.policy_resolve_files(Some(&[file]));
+        if depth >= MAX_LOAD_DEPTH {
+            self.log(
+                LogLevel::Error,
+                &format!("inputs nested deeper than {MAX_LOAD_DEPTH} files; not loading more"),
+            );
+            return;
+        }
+        for body_type in ["common", "file"] {
+            let Some(items) = self.active_inputs(file, body_type) else {
+                continue;
+            };
+            let start = st.order.len();
+            for item in &items {
+                if st.failed {
+                    return;
+                }
+                if let Rval::Scalar(s) = item {
+                    if expandable(&s.value) {
+                        let aux: Vec<usize> = st.order.get(start..).unwrap_or(&[]).to_vec();
+                        if !aux.is_empty() {
+                            self.policy_resolve_files(Some(&aux));
+                        }
+                    }
+                }
+                for path in self.input_paths(file, item) {
+                    self.load_path(&path, st, depth);
+                }
+            }
+        }
+    }
+
+    /// The `inputs` list of the first `body <body_type> control` of `file` whose class guard holds.
+    fn active_inputs(&mut self, file: usize, body_type: &str) -> Option<Vec<Rval>> {
+        let body = self
+            .bodies
+            .iter()
+            .find(|b| b.file == file && b.name == "control" && b.body.body_type == body_type)
+            .cloned()?;
+        self.cur_file = file;
+        for a in &body.body.attrs {
+            if a.constraint.lval != "inputs" || self.eval_class_str(&a.guard.expr) != Ok(true) {
+                continue;
+            }
+            return match &a.constraint.rval {
+                Rval::List(items, _) => Some(items.clone()),
+                other => Some(vec![other.clone()]),
+            };
+        }
+        None
+    }
+
+    /// The file names one `inputs` entry stands for, resolved against the entry file's directory.
+    fn input_paths(&mut self, file: usize, item: &Rval) -> Vec<String> {
+        let path = self
+            .files
+            .get(file)
+            .map(|f| f.path.clone())
+            .unwrap_or_default();
+        let dir = Path::new(&path)
+            .parent()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.ctx.this.clear();
+        self.ctx.this.insert("promise_filename".into(), path);
+        self.ctx.this.insert("promise_dirname".into(), dir);
+        self.ctx.frames.push(super::context::Frame {
+            ns: "default".into(),
+            bundle: "control".into(),
+            ..Default::default()
+        });
+        let span = match item {
+            Rval::Scalar(s) => s.span,
+            _ => Default::default(),
+        };
+        let items = match self.eval_rval(&Rval::List(vec![item.clone()], span)) {
+            RvalResult::Value {
+                value: Value::List(_, v),
+                ..
+            } => v,
+            RvalResult::Value {
+                value: Value::Scalar(_, s),
+                ..
+            } => vec![s],
+            _ => Vec::new(),
+        };
+        self.ctx.frames.pop();
+        self.ctx.this.clear();
+        let mut out = Vec::new();
+        for it in items {
+            if it.contains("$(") || it.contains("${") || it.starts_with("@(") {
+                self.log(
+                    LogLevel::Error,
+                    &format!("Unresolved variable '{it}' in input list, cannot parse"),
+                );
+                continue;
+            }
+            out.push(it);
+        }
+        out
+    }
+
+    /// Loads one input file (unless already loaded) and what it loads.
+    fn load_path(&mut self, input: &str, st: &mut LoadState, depth: usize) {
+        let p = if Path::new(input).is_absolute() {
+            PathBuf::from(input)
+        } else if st.entry_dir.as_os_str().is_empty() {
+            PathBuf::from(format!("./{input}"))
+        } else {
+            st.entry_dir.join(input)
+        };
+        let key = normalize(&p);
+        let known = self
+            .files
+            .iter()
+            .position(|f| normalize(Path::new(&f.path)) == key);
+        let index = match known {
+            Some(i) if st.order.contains(&i) => return,
+            Some(i) => i,
+            None => match self.load_new(&p.to_string_lossy()) {
+                Some(i) => i,
+                None => {
+                    st.failed = true;
+                    return;
+                }
+            },
+        };
+        self.load_file(index, st, depth + 1);
+    }
+
+    /// Parses and checks a file not loaded yet; its index, or `None` after logging the errors.
+    fn load_new(&mut self, path: &str) -> Option<usize> {
+        let loaded = match crate::load::load_one(path) {
+            Ok(l) => vec![l],
+            Err(err) => {
+                self.log(LogLevel::Error, &err.to_string());
+                return None;
+            }
+        };
+        let report = crate::load::check_all(&loaded);
+        if report.has_errors() {
+            for (i, d) in &report.diags {
+                if let Some(l) = loaded.get(*i) {
+                    self.out.raw(d.render(&l.file).trim_end().to_string());
+                }
+            }
+            return None;
+        }
+        let index = self.files.len();
+        self.add_loaded(loaded);
+        Some(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expandable_needs_a_closed_dollar_reference() {
+        assert!(expandable("$(sys.libdir)/x.cf"));
+        assert!(expandable("${a}"));
+        assert!(!expandable("@(x.inputs)"));
+        assert!(!expandable("lib/x.cf"));
+        assert!(!expandable("$(open"));
+    }
+}
