@@ -211,10 +211,18 @@ fn map_with_call(
     pattern: &CallExpr,
     cache: &mut FnCache,
 ) -> EvalOutcome {
-    let Some(CallArg::Str(src)) = call.args.get(1) else {
-        return EvalOutcome::Failed;
+    let arg = match call.args.get(1) {
+        Some(CallArg::Str(src)) => eval_str_arg(ctx, src).0,
+        // the list is itself a call (`maplist(f($(this)), grep(…))`)
+        Some(CallArg::Call(c)) => match eval_call(ctx, c, cache) {
+            EvalOutcome::Value(v) => FnArg {
+                value: v,
+                naked: None,
+            },
+            other => return other,
+        },
+        None => return EvalOutcome::Failed,
     };
-    let (arg, _) = eval_str_arg(ctx, src);
     let Some(v) = super::args::collect(ctx, &arg) else {
         return EvalOutcome::Failed;
     };

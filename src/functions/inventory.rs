@@ -23,7 +23,39 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("data_sysctlvalues", false, data_sysctlvalues),
 ];
 
+/// With `package_inventory` in `body common control` the agent reads the package modules' inventory
+/// databases (`<statedir>/packages_installed_<module>.lmdb`, `packages_updates_…`) and fails when none
+/// of them exists; the legacy CSV inventory is used only without it.
+fn module_inventory_missing(ctx: &CallCtx<'_>, updates: bool) -> bool {
+    let Some(Value::List(_, modules)) =
+        ctx.env
+            .get_var("default", "control_common", "package_inventory")
+    else {
+        return false;
+    };
+    let modules: Vec<&String> = modules
+        .iter()
+        .filter(|m| !m.is_empty() && *m != "cf_null")
+        .collect();
+    if modules.is_empty() {
+        return false;
+    }
+    let statedir = match ctx.env.get_var("default", "sys", "statedir") {
+        Some(Value::Scalar(_, d)) => d,
+        _ => return true,
+    };
+    let kind = if updates { "updates" } else { "installed" };
+    !modules.iter().any(|m| {
+        ctx.host
+            .stat(&format!("{statedir}/packages_{kind}_{m}.lmdb"), true)
+            .is_some()
+    })
+}
+
 fn packages(ctx: &mut CallCtx<'_>, a: &[FnArg], updates: bool) -> FnResult {
+    if module_inventory_missing(ctx, updates) {
+        return Err(FnFail);
+    }
     let res = a
         .iter()
         .take(4)

@@ -34,12 +34,16 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("getfields", false, getfields),
 ];
 
-/// Reads a file (at most `max` bytes when `max > 0`) with readfile's error messages.
+/// Reads a file (at most `max` bytes when `max > 0`) with readfile's error messages. The agent keeps
+/// the text as a C string: it ends at the first NUL byte (`/proc/1/cmdline` gives argv[0]).
 fn read(ctx: &mut CallCtx<'_>, path: &str, max: i64) -> Result<String, FnFail> {
     match ctx.host.read_file(path) {
         Some(mut b) => {
             if max > 0 && (b.len() as i64) > max {
                 b.truncate(max as usize);
+            }
+            if let Some(nul) = b.iter().position(|&c| c == 0) {
+                b.truncate(nul);
             }
             Ok(String::from_utf8_lossy(&b).into_owned())
         }
