@@ -175,7 +175,8 @@ pub fn eval_str_arg(ctx: &CallCtx<'_>, s: &str) -> (FnArg, bool) {
     if let Some(name) = naked_list_name(s) {
         let name = expand_scalar(name, &*ctx.env).text;
         let found = lookup_name(&*ctx.env, &name);
-        let unresolved = found.is_none();
+        // `@(arr)` naming a classic array (entries `arr[k]`) is resolved too
+        let unresolved = found.is_none() && super::args::classic_array(ctx, &name).is_none();
         let value = found.unwrap_or_else(|| Value::str(s));
         return (
             FnArg {

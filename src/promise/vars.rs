@@ -162,11 +162,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             .vars_set
             .push(format!("{}:{}.{}", key.0, key.1, key.2));
     }
-    if let Some(rv) = Engine::constraint(p, "comment") {
-        if let Some(c) = e.scalar_of(rv) {
-            e.ctx
-                .comments
-                .insert(format!("{}:{}.{}", key.0, key.1, key.2), c);
+    // the comment shown is the one of the promise that set the value last (none if it has none)
+    let name = format!("{}:{}.{}", key.0, key.1, key.2);
+    match Engine::constraint(p, "comment").and_then(|rv| e.scalar_of(rv)) {
+        Some(c) => {
+            e.ctx.comments.insert(name, c);
+        }
+        None => {
+            e.ctx.comments.shift_remove(&name);
         }
     }
     e.ctx.set_var(key, value, tags);
