@@ -87,7 +87,7 @@ fn comparable(row: &str) -> bool {
 }
 
 /// Rows whose values are live kernel counters that change between any two runs (`/proc/meminfo` read
-/// by `readdata`): compared with every digit masked, so keys, order and format must still agree.
+/// by `readdata`): compared with every run of digits masked, so keys, order and format must still agree.
 const VOLATILE: &[&str] = &["default:postgresql_conf_recommendations.mem_info_data "];
 
 fn second() -> u64 {
@@ -99,9 +99,21 @@ fn second() -> u64 {
 
 fn masked(row: &str) -> String {
     if VOLATILE.iter().any(|v| row.starts_with(v)) {
-        row.chars()
-            .map(|c| if c.is_ascii_digit() { '0' } else { c })
-            .collect()
+        // every run of digits becomes one 0 (the counters' lengths change too)
+        let mut out = String::with_capacity(row.len());
+        let mut in_digits = false;
+        for c in row.chars() {
+            if c.is_ascii_digit() {
+                if !in_digits {
+                    out.push('0');
+                }
+                in_digits = true;
+            } else {
+                out.push(c);
+                in_digits = false;
+            }
+        }
+        out
     } else {
         row.to_string()
     }
