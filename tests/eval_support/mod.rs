@@ -126,8 +126,12 @@ pub fn filter_table(kind: &str, dir: &str, raw: &[u8]) -> String {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(raw).unwrap();
+    // write from another thread: a table bigger than the pipe buffer would block both sides
+    let mut stdin = child.stdin.take().unwrap();
+    let data = raw.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
     let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
