@@ -71,6 +71,19 @@ pub fn prepare<'h>(
             code: 1,
         });
     }
+    prepare_loaded(files, file, host, component, classes, level, opts)
+}
+
+/// Like [`prepare`], for files already loaded and checked (the entry file first).
+pub fn prepare_loaded<'h>(
+    files: Vec<crate::load::Loaded>,
+    file: &str,
+    host: &'h crate::host::Host,
+    component: Component,
+    classes: &ClassOptions,
+    level: LogLevel,
+    opts: RunOptions,
+) -> Result<Engine<'h>, RunResult> {
     let mut e = Engine::new(files, host, level, opts);
     e.setup(component, file, classes);
     if !e.pre_evaluate(file) {

@@ -114,7 +114,7 @@ pub fn run(opts: &Options) -> u8 {
         _ => {}
     }
     let code = if opts.show_classes.is_some() || opts.show_vars.is_some() {
-        show_tables(opts, &mut out)
+        show_tables(opts, &mut out, files)
     } else {
         0
     };
@@ -123,7 +123,7 @@ pub fn run(opts: &Options) -> u8 {
 }
 
 /// Pre-evaluates like cf-promises and prints the `--show-classes` / `--show-vars` tables.
-fn show_tables(opts: &Options, out: &mut impl Write) -> u8 {
+fn show_tables(opts: &Options, out: &mut impl Write, files: Vec<Loaded>) -> u8 {
     use crate::eval::render;
     let host = match crate::host::load_host(opts.host.as_deref().unwrap_or("local")) {
         Ok(h) => h,
@@ -147,7 +147,9 @@ fn show_tables(opts: &Options, out: &mut impl Write) -> u8 {
         negate: opts.negate.clone(),
         ..Default::default()
     };
-    let e = match crate::cli::agent::prepare(
+    // the files were loaded and checked above: not again
+    let e = match crate::cli::agent::prepare_loaded(
+        files,
         &opts.file,
         &host,
         crate::host::hard_classes::Component::Promises,

@@ -7,11 +7,22 @@ use indexmap::IndexMap;
 use crate::expr::env::{BundleInfo, ClassInfo, EvalEnv, VarInfo, VarLookup};
 use crate::expr::expand::Binding;
 use crate::expr::varref::VarRef;
-use super::vartable::AgentTable;
+use super::fasthash::FastIndexMap;
+use super::vartable::{var_hash, AgentTable};
 use crate::value::Value;
 
 /// Key of a variable: namespace, scope (bundle name or special scope), lval (with `[k]` indices).
 pub type VarKey = (String, String, String);
+
+/// A borrowed [`VarKey`] for lookups without allocating (hashes exactly like the owned tuple).
+#[derive(Hash)]
+pub struct VarKeyRef<'a>(pub &'a str, pub &'a str, pub &'a str);
+
+impl indexmap::Equivalent<VarKey> for VarKeyRef<'_> {
+    fn equivalent(&self, k: &VarKey) -> bool {
+        self.2 == k.2 && self.1 == k.1 && self.0 == k.0
+    }
+}
 
 /// A stored variable.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,20 +52,28 @@ pub struct Frame {
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     /// Hard classes, name → comma-joined tags (without the trailing `hardclass`).
-    pub hard: IndexMap<String, String>,
+    pub hard: FastIndexMap<String, String>,
     /// Soft global classes keyed `(namespace, name)`.
-    pub soft: IndexMap<(String, String), Vec<String>>,
-    pub vars: IndexMap<VarKey, VarEntry>,
+    pub soft: FastIndexMap<(String, String), Vec<String>>,
+    pub vars: FastIndexMap<VarKey, VarEntry>,
     pub frames: Vec<Frame>,
     /// Iteration values in force for the promise being evaluated (resolved keys).
     pub overlay: Vec<(VarKey, String)>,
     /// The `this.*` scope of the promise being evaluated.
-    pub this: IndexMap<String, String>,
+    pub this: FastIndexMap<String, String>,
     pub bundles: Vec<BundleInfo>,
     /// `comment =>` of variables and classes, keyed by their table name (`ns:scope.lval`, class name).
-    pub comments: IndexMap<String, String>,
+    pub comments: FastIndexMap<String, String>,
     /// The agent's iteration order of `vars` (see [`super::vartable`]).
     table: AgentTable,
+    /// Number of classic array entries per `(namespace, scope, array name)`.
+    arrays: FastIndexMap<VarKey, usize>,
+}
+
+/// `(ns, scope, name)` of a classic array entry `name[...]`.
+fn array_of(key: &VarKey) -> Option<VarKey> {
+    let i = key.2.find('[')?;
+    Some((key.0.clone(), key.1.clone(), key.2.get(..i)?.to_string()))
 }
 
 impl Context {
@@ -73,16 +92,32 @@ impl Context {
                 o.insert(VarEntry { value, tags });
             }
             indexmap::map::Entry::Vacant(v) => {
-                self.table.insert(v.key());
+                let (ns, scope, lval) = v.key();
+                let h = var_hash(ns, scope, lval);
+                if let Some(a) = array_of(v.key()) {
+                    *self.arrays.entry(a).or_insert(0) += 1;
+                }
+                let pos = v.index();
                 v.insert(VarEntry { value, tags });
+                let vars = &self.vars;
+                let hash_of = |p: usize| {
+                    vars.get_index(p)
+                        .map_or(0, |((n, s, l), _)| var_hash(n, s, l))
+                };
+                self.table.insert(h, pos, &hash_of);
             }
         }
     }
 
     /// Removes a variable (bundle parameters after the call).
     pub fn remove_var(&mut self, key: &VarKey) {
-        if self.vars.shift_remove(key).is_some() {
-            self.table.remove(key);
+        if let Some((pos, _, _)) = self.vars.shift_remove_full(key) {
+            self.table.remove(var_hash(&key.0, &key.1, &key.2), pos);
+            if let Some(a) = array_of(key) {
+                if let Some(n) = self.arrays.get_mut(&a) {
+                    *n = n.saturating_sub(1);
+                }
+            }
         }
     }
 
@@ -101,8 +136,8 @@ impl Context {
 
     /// Visits the variables in the agent's table order.
     fn visit_in_table_order(&self, f: &mut dyn FnMut(&VarKey, &VarEntry)) {
-        self.table.visit(&mut |k| {
-            if let Some(e) = self.vars.get(k) {
+        self.table.visit(&mut |p| {
+            if let Some((k, e)) = self.vars.get_index(p) {
                 f(k, e);
             }
         });
@@ -196,7 +231,7 @@ impl VarLookup for Context {
             }
         }
         self.vars
-            .get(&(ns.to_string(), scope.to_string(), lval.to_string()))
+            .get(&VarKeyRef(ns, scope, lval))
             .map(|e| e.value.clone())
     }
 }
@@ -259,6 +294,11 @@ impl EvalEnv for Context {
             })
         });
         out
+    }
+    fn has_array(&self, ns: &str, scope: &str, name: &str) -> bool {
+        self.arrays
+            .get(&VarKeyRef(ns, scope, name))
+            .is_some_and(|n| *n > 0)
     }
     fn visit_variables(&self, f: &mut crate::expr::env::VarVisitor<'_>) {
         self.visit_in_table_order(&mut |(ns, scope, lval), e| f(ns, scope, lval, &e.value, &e.tags));

@@ -5,6 +5,7 @@
 pub mod augments;
 pub mod bodies;
 pub mod context;
+pub mod fasthash;
 pub mod hostenv;
 pub mod loading;
 pub mod output;

@@ -7,8 +7,6 @@
 //! by the bucket count. Functions that walk classic arrays (`getindices`, `getvalues`, `maparray`,
 //! `mergedata` of an array…) see the variables in this order.
 
-use super::context::VarKey;
-
 /// Entries kept as a plain array before the table turns into a hash table.
 pub const TINY_LIMIT: usize = 14;
 /// Bucket count when the hash table is created.
@@ -67,13 +65,14 @@ fn split_indices(s: &str) -> Vec<&str> {
     out
 }
 
-/// The simulated table: keys only (values stay in the context's map).
+/// The simulated table. Entries are positions in the context's variable map (kept in step by the
+/// caller: removing position `i` shifts the later ones down, as `IndexMap::shift_remove` does).
 #[derive(Debug, Clone, Default)]
 pub struct AgentTable {
-    /// Array mode: keys in insertion order. Unused once `buckets` is non-empty.
-    array: Vec<VarKey>,
-    /// Hash mode: each bucket's entries, head last (so a head insert is a push).
-    buckets: Vec<Vec<(u32, VarKey)>>,
+    /// Array mode: positions in insertion order. Unused once `buckets` is non-empty.
+    array: Vec<usize>,
+    /// Hash mode: each bucket's `(hash, position)` entries, head last (so a head insert is a push).
+    buckets: Vec<Vec<(u32, usize)>>,
     load: usize,
 }
 
@@ -82,26 +81,26 @@ impl AgentTable {
         !self.buckets.is_empty()
     }
 
-    /// Records a new key (callers insert each key once; replacing a value keeps its place).
-    pub fn insert(&mut self, key: &VarKey) {
+    /// Records a new entry of hash `h` (see [`var_hash`]) at map position `pos`; replacing a value keeps
+    /// its place, so callers insert each key once.
+    pub fn insert(&mut self, h: u32, pos: usize, hash_of: &dyn Fn(usize) -> u32) {
         if !self.hashed() {
             if self.array.len() < TINY_LIMIT {
-                self.array.push(key.clone());
+                self.array.push(pos);
                 return;
             }
             self.buckets = vec![Vec::new(); INITIAL_BUCKETS];
-            for k in std::mem::take(&mut self.array) {
-                self.push_hashed(k);
+            for p in std::mem::take(&mut self.array) {
+                self.push_hashed(hash_of(p), p);
             }
         }
-        self.push_hashed(key.clone());
+        self.push_hashed(h, pos);
     }
 
-    fn push_hashed(&mut self, key: VarKey) {
-        let h = var_hash(&key.0, &key.1, &key.2);
+    fn push_hashed(&mut self, h: u32, pos: usize) {
         let n = self.buckets.len();
         if let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) {
-            b.push((h, key));
+            b.push((h, pos));
         }
         self.load += 1;
         if self.load * 4 > n * 3 {
@@ -112,28 +111,39 @@ impl AgentTable {
     fn resize(&mut self, size: usize) {
         let old = std::mem::replace(&mut self.buckets, vec![Vec::new(); size]);
         for bucket in old {
-            for (h, k) in bucket.into_iter().rev() {
+            for (h, p) in bucket.into_iter().rev() {
                 if let Some(b) = self.buckets.get_mut(h as usize & (size - 1)) {
-                    b.push((h, k));
+                    b.push((h, p));
                 }
             }
         }
     }
 
-    /// Forgets a key.
-    pub fn remove(&mut self, key: &VarKey) {
+    /// Forgets the entry of hash `h` at position `pos`; later positions move down by one.
+    pub fn remove(&mut self, h: u32, pos: usize) {
+        let shift = |p: &mut usize| {
+            if *p > pos {
+                *p -= 1;
+            }
+        };
         if !self.hashed() {
-            self.array.retain(|k| k != key);
+            self.array.retain(|&p| p != pos);
+            self.array.iter_mut().for_each(shift);
             return;
         }
-        let h = var_hash(&key.0, &key.1, &key.2);
         let n = self.buckets.len();
-        let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) else {
-            return;
-        };
-        let before = b.len();
-        b.retain(|(_, k)| k != key);
-        if b.len() == before {
+        let mut found = false;
+        if let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) {
+            let before = b.len();
+            b.retain(|&(_, p)| p != pos);
+            found = b.len() != before;
+        }
+        for b in &mut self.buckets {
+            for (_, p) in b.iter_mut() {
+                shift(p);
+            }
+        }
+        if !found {
             return;
         }
         self.load -= 1;
@@ -143,15 +153,15 @@ impl AgentTable {
         }
     }
 
-    /// Every key in the agent's iteration order.
-    pub fn visit(&self, f: &mut dyn FnMut(&VarKey)) {
+    /// Every position in the agent's iteration order.
+    pub fn visit(&self, f: &mut dyn FnMut(usize)) {
         if !self.hashed() {
-            self.array.iter().for_each(f);
+            self.array.iter().for_each(|&p| f(p));
             return;
         }
         for b in &self.buckets {
-            for (_, k) in b.iter().rev() {
-                f(k);
+            for &(_, p) in b.iter().rev() {
+                f(p);
             }
         }
     }
@@ -162,8 +172,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn key(scope: &str, lval: &str) -> VarKey {
-        ("default".into(), scope.into(), lval.into())
+    fn h(lval: &str) -> u32 {
+        var_hash("default", "b", lval)
     }
 
     #[test]
@@ -174,25 +184,27 @@ mod tests {
 
     #[test]
     fn small_tables_keep_insertion_order_then_order_by_bucket() {
+        let names: Vec<String> = (0..200).map(|i| format!("v{i}")).collect();
+        let hash_of = |p: usize| h(&names[p]);
         let mut t = AgentTable::default();
         for i in 0..TINY_LIMIT {
-            t.insert(&key("b", &format!("v{i}")));
+            t.insert(hash_of(i), i, &hash_of);
         }
         let mut seen = Vec::new();
-        t.visit(&mut |k| seen.push(k.2.clone()));
-        assert_eq!(seen[0], "v0");
-        assert_eq!(seen[TINY_LIMIT - 1], format!("v{}", TINY_LIMIT - 1));
+        t.visit(&mut |p| seen.push(p));
+        assert_eq!(seen, (0..TINY_LIMIT).collect::<Vec<_>>());
         for i in TINY_LIMIT..200 {
-            t.insert(&key("b", &format!("v{i}")));
+            t.insert(hash_of(i), i, &hash_of);
         }
         let mut buckets = Vec::new();
-        t.visit(&mut |k| buckets.push(var_hash(&k.0, &k.1, &k.2) as usize & 255));
+        t.visit(&mut |p| buckets.push(hash_of(p) as usize & 255));
         assert_eq!(buckets.len(), 200);
         assert!(buckets.windows(2).all(|w| w[0] <= w[1]), "256 buckets in order");
-        t.remove(&key("b", "v3"));
-        let mut n = 0;
-        t.visit(&mut |_| n += 1);
-        assert_eq!(n, 199);
+        t.remove(hash_of(3), 3);
+        let mut all = Vec::new();
+        t.visit(&mut |p| all.push(p));
+        assert_eq!(all.len(), 199);
+        assert_eq!(all.iter().max(), Some(&198), "positions after the removed one move down");
     }
 
     #[test]

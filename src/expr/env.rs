@@ -78,6 +78,17 @@ pub trait EvalEnv: VarLookup {
             f(&v.ns, &v.scope, &v.lval, &v.value, &v.tags);
         }
     }
+    /// Whether some variable `ns:scope.name[...]` (a classic array entry) exists. Implementations with
+    /// many variables should override this scan.
+    fn has_array(&self, ns: &str, scope: &str, name: &str) -> bool {
+        let mut found = false;
+        self.visit_variables(&mut |n, s, l, _, _| {
+            found |= n == ns
+                && s == scope
+                && l.strip_prefix(name).is_some_and(|r| r.starts_with('['));
+        });
+        found
+    }
     fn define_var(&mut self, ns: &str, scope: &str, lval: &str, value: Value);
     /// Defines a class (`read_module_protocol`); `ns` `None` = the current namespace.
     fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]);

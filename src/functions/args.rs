@@ -91,6 +91,9 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
 pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
     let r = VarRef::parse(name);
     let (ns, scope) = r.resolve_scope(&*ctx.env);
+    if !ctx.env.has_array(&ns, &scope, &r.name) {
+        return None;
+    }
     let base = r.name.clone();
     let depth = r.indices.len();
     let mut obj = serde_json::Map::new();

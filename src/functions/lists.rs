@@ -104,6 +104,9 @@ fn getindices(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 pub fn classic_indices(ctx: &CallCtx<'_>, name: &str, values: bool) -> Vec<String> {
     let r = crate::expr::VarRef::parse(name);
     let (ns, scope) = r.resolve_scope(&*ctx.env);
+    if !ctx.env.has_array(&ns, &scope, &r.name) {
+        return Vec::new();
+    }
     let prefix = format!("{}[", r.lval());
     let mut out: Vec<String> = Vec::new();
     ctx.env.visit_variables(&mut |vns, vscope, lval, value, _| {
