@@ -48,10 +48,16 @@ pub fn absolute_keep_dots(path: &str) -> String {
     if path.starts_with('/') {
         return path.to_string();
     }
-    match std::env::current_dir() {
-        Ok(d) => format!("{}/{path}", d.display()),
-        Err(_) => path.to_string(),
+    // the working directory of a run does not change: ask the system once per thread
+    thread_local! {
+        static CWD: Option<String> = std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string());
     }
+    CWD.with(|cwd| match cwd {
+        Some(d) => format!("{d}/{path}"),
+        None => path.to_string(),
+    })
 }
 
 /// Why a promise was skipped by its conditions.
