@@ -79,17 +79,17 @@ pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
             )
         })
         .collect();
-    rows.sort();
-    let mut s = String::from(VARS_HEADER);
+    rows.sort_unstable();
+    let mut s = String::with_capacity(VARS_HEADER.len() + 1 + rows.len() * 190);
+    s.push_str(VARS_HEADER);
     s.push('\n');
     for (name, value, tags) in rows {
         if re.is_some_and(|r| !r.is_match(&name)) {
             continue;
         }
         let comment = ctx.comments.get(&name).map_or("", String::as_str);
-        s.push_str(&format!(
-            "{name:<40} {value:<60} {tags:<40} {comment:<40}\n"
-        ));
+        use std::fmt::Write as _;
+        let _ = writeln!(s, "{name:<40} {value:<60} {tags:<40} {comment:<40}");
     }
     s
 }

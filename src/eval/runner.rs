@@ -60,6 +60,28 @@ pub fn absolute_keep_dots(path: &str) -> String {
     })
 }
 
+/// The `this.*` variables every promise evaluation sets.
+const THIS_KEYS: &[&str] = &[
+    "bundle",
+    "namespace",
+    "promise_filename",
+    "promise_dirname",
+    "promise_linenumber",
+];
+
+/// Sets `this.<key>`, reusing the existing entry's buffer.
+fn put_this(this: &mut crate::eval::fasthash::FastIndexMap<String, String>, key: &str, value: &str) {
+    match this.get_mut(key) {
+        Some(v) => {
+            v.clear();
+            v.push_str(value);
+        }
+        None => {
+            this.insert(key.to_string(), value.to_string());
+        }
+    }
+}
+
 /// Why a promise was skipped by its conditions.
 pub type Skip = &'static str;
 
@@ -298,18 +320,14 @@ impl Engine<'_> {
             .get(def.file)
             .map(|f| absolute_keep_dots(&f.path))
             .unwrap_or_default();
-        let dir = path
-            .rsplit_once('/')
-            .map(|(d, _)| d.to_string())
-            .unwrap_or_default();
-        self.ctx.this.clear();
-        self.ctx.this.insert("bundle".into(), def.name.clone());
-        self.ctx.this.insert("namespace".into(), def.ns.clone());
-        self.ctx.this.insert("promise_filename".into(), path);
-        self.ctx.this.insert("promise_dirname".into(), dir);
-        self.ctx
-            .this
-            .insert("promise_linenumber".into(), line.to_string());
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        // `this` holds exactly these keys afterwards; their buffers are reused from promise to promise
+        self.ctx.this.retain(|k, _| THIS_KEYS.contains(&k.as_str()));
+        put_this(&mut self.ctx.this, "bundle", &def.name);
+        put_this(&mut self.ctx.this, "namespace", &def.ns);
+        put_this(&mut self.ctx.this, "promise_dirname", dir);
+        put_this(&mut self.ctx.this, "promise_filename", &path);
+        put_this(&mut self.ctx.this, "promise_linenumber", &line.to_string());
     }
 
     /// Starts the trace event of one evaluation.

@@ -209,6 +209,9 @@ pub struct Re(pub Arc<regex::bytes::Regex>, Arc<FullMatcher>);
 pub struct FullMatcher {
     body: String,
     anchored: OnceLock<Option<regex::bytes::Regex>>,
+    /// The pattern when it has no metacharacter (ASCII letters, digits, `_`, `-`, `:`, `=`, `,`, `/`,
+    /// blank): a full match is plain equality.
+    literal: Option<String>,
 }
 
 impl Re {
@@ -217,6 +220,9 @@ impl Re {
         let f = &self.1;
         if f.body == ".*" {
             return true;
+        }
+        if let Some(l) = &f.literal {
+            return s == l;
         }
         let anchored = f
             .anchored
@@ -294,9 +300,15 @@ fn compile_uncached(re: &str) -> Result<Re, (String, usize)> {
     let body = bytewise(re);
     let plain = regex::bytes::Regex::new(&format!("(?ms-u){body}"))
         .map_err(|e| pcre_error(re, &e.to_string()))?;
+    let literal = (!re.is_empty()
+        && re
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-:=,/ ".contains(&b)))
+    .then(|| re.to_string());
     let full = FullMatcher {
         body,
         anchored: OnceLock::new(),
+        literal,
     };
     Ok(Re(Arc::new(plain), Arc::new(full)))
 }

@@ -82,19 +82,22 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
     let mut qualified = String::new();
     ctx.env
         .visit_variables(&mut |ns, scope, lval, value, tags| {
+            // as the agent does: with tag regexes, any of them matching any tag passes (checked first:
+            // most variables have one or two tags)
+            if !(tag_res.is_empty()
+                || tag_res
+                    .iter()
+                    .any(|t| tags.iter().any(|tag| full_match(t, tag))))
+            {
+                return;
+            }
             qualified.clear();
             qualified.push_str(ns);
             qualified.push(':');
             qualified.push_str(scope);
             qualified.push('.');
             qualified.push_str(lval);
-            // as the agent does: with tag regexes, any of them matching any tag passes
-            if full_match(&re, &qualified)
-                && (tag_res.is_empty()
-                    || tag_res
-                        .iter()
-                        .any(|t| tags.iter().any(|tag| full_match(t, tag))))
-            {
+            if full_match(&re, &qualified) {
                 out.push(VarInfo {
                     ns: ns.to_string(),
                     scope: scope.to_string(),
