@@ -33,6 +33,17 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// An `inputs` entry joined to the entry file's directory (`./x.cf` when that is the working directory).
+fn full_path(entry_dir: &Path, input: &str) -> PathBuf {
+    if Path::new(input).is_absolute() {
+        PathBuf::from(input)
+    } else if entry_dir.as_os_str().is_empty() {
+        PathBuf::from(format!("./{input}"))
+    } else {
+        entry_dir.join(input)
+    }
+}
+
 /// Whether an `inputs` entry contains a variable reference (`IsExpandable`: `$(` or `${`, balanced).
 fn expandable(s: &str) -> bool {
     let b = s.as_bytes();
@@ -69,6 +80,8 @@ struct LoadState {
     order: Vec<usize>,
     entry_dir: PathBuf,
     failed: bool,
+    /// Parses the files an `inputs` list names ahead, on a second thread.
+    prefetch: Option<super::prefetch::Prefetcher>,
 }
 
 impl Engine<'_> {
@@ -82,8 +95,10 @@ impl Engine<'_> {
                 .map(Path::to_path_buf)
                 .unwrap_or_default(),
             failed: false,
+            prefetch: super::prefetch::Prefetcher::start(),
         };
         self.load_file(0, &mut st, 0);
+        st.prefetch = None;
         if st.failed {
             return false;
         }
@@ -120,6 +135,7 @@ impl Engine<'_> {
             let Some(items) = self.active_inputs(file, body_type) else {
                 continue;
             };
+            self.queue_prefetch(file, &items, st);
             let start = st.order.len();
             for item in &items {
                 if st.failed {
@@ -160,8 +176,45 @@ impl Engine<'_> {
         None
     }
 
+    /// Hands the files of the entries that need no resolving (`"x.cf"`, `@(list)`) to the prefetcher.
+    fn queue_prefetch(&mut self, file: usize, items: &[Rval], st: &LoadState) {
+        let Some(pf) = &st.prefetch else { return };
+        let mut paths = Vec::new();
+        for item in items {
+            let Rval::Scalar(s) = item else { continue };
+            if expandable(&s.value) {
+                continue;
+            }
+            for input in self.input_paths_quiet(file, item) {
+                let p = full_path(&st.entry_dir, &input);
+                let key = normalize(&p);
+                if !self.files.iter().any(|f| normalize(Path::new(&f.path)) == key) {
+                    paths.push(p.to_string_lossy().into_owned());
+                }
+            }
+        }
+        pf.queue(paths);
+    }
+
     /// The file names one `inputs` entry stands for, resolved against the entry file's directory.
     fn input_paths(&mut self, file: usize, item: &Rval) -> Vec<String> {
+        let (out, unresolved) = self.input_names(file, item);
+        for it in unresolved {
+            self.log(
+                LogLevel::Error,
+                &format!("Unresolved variable '{it}' in input list, cannot parse"),
+            );
+        }
+        out
+    }
+
+    /// Like [`Self::input_paths`], without logging.
+    fn input_paths_quiet(&mut self, file: usize, item: &Rval) -> Vec<String> {
+        self.input_names(file, item).0
+    }
+
+    /// (file names, entries left with unresolved references) of one `inputs` entry.
+    fn input_names(&mut self, file: usize, item: &Rval) -> (Vec<String>, Vec<String>) {
         let path = self
             .files
             .get(file)
@@ -196,29 +249,14 @@ impl Engine<'_> {
         };
         self.ctx.frames.pop();
         self.ctx.this.clear();
-        let mut out = Vec::new();
-        for it in items {
-            if it.contains("$(") || it.contains("${") || it.starts_with("@(") {
-                self.log(
-                    LogLevel::Error,
-                    &format!("Unresolved variable '{it}' in input list, cannot parse"),
-                );
-                continue;
-            }
-            out.push(it);
-        }
-        out
+        items
+            .into_iter()
+            .partition(|it| !(it.contains("$(") || it.contains("${") || it.starts_with("@(")))
     }
 
     /// Loads one input file (unless already loaded) and what it loads.
     fn load_path(&mut self, input: &str, st: &mut LoadState, depth: usize) {
-        let p = if Path::new(input).is_absolute() {
-            PathBuf::from(input)
-        } else if st.entry_dir.as_os_str().is_empty() {
-            PathBuf::from(format!("./{input}"))
-        } else {
-            st.entry_dir.join(input)
-        };
+        let p = full_path(&st.entry_dir, input);
         let key = normalize(&p);
         let known = self
             .files
@@ -227,7 +265,7 @@ impl Engine<'_> {
         let index = match known {
             Some(i) if st.order.contains(&i) => return,
             Some(i) => i,
-            None => match self.load_new(&p.to_string_lossy()) {
+            None => match self.load_new(&p.to_string_lossy(), st.prefetch.as_ref()) {
                 Some(i) => i,
                 None => {
                     st.failed = true;
@@ -239,15 +277,23 @@ impl Engine<'_> {
     }
 
     /// Parses and checks a file not loaded yet; its index, or `None` after logging the errors.
-    fn load_new(&mut self, path: &str) -> Option<usize> {
-        let loaded = match crate::load::load_one(path) {
+    fn load_new(
+        &mut self,
+        path: &str,
+        prefetch: Option<&super::prefetch::Prefetcher>,
+    ) -> Option<usize> {
+        let (parsed, report) = match prefetch {
+            Some(pf) => pf.take(path),
+            None => super::prefetch::parse(path),
+        };
+        let loaded = match parsed {
             Ok(l) => vec![l],
             Err(err) => {
                 self.log(LogLevel::Error, &err.to_string());
                 return None;
             }
         };
-        let report = crate::load::check_all(&loaded);
+        let report = report.unwrap_or_else(|| crate::load::check_all(&loaded));
         if report.has_errors() {
             for (i, d) in &report.diags {
                 if let Some(l) = loaded.get(*i) {

@@ -9,6 +9,7 @@ pub mod fasthash;
 pub mod hostenv;
 pub mod loading;
 pub mod output;
+pub mod prefetch;
 pub mod preeval;
 pub mod render;
 pub mod runner;

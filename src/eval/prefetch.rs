@@ -1,0 +1,160 @@
+//! Parsing input files ahead on a second thread while the loader resolves the files before them.
+//! Loading stays sequential and in the agent's order (`super::loading` decides what is loaded when);
+//! the worker only parses and checks files the loader is expected to ask for next, and the loader takes
+//! each result (or parses the file itself when it was not queued). Output is the same either way.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use crate::load::{check_all, load_one, CheckReport, LoadError, Loaded};
+
+/// A parsed and checked file.
+pub type Parsed = (Result<Loaded, LoadError>, Option<CheckReport>);
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<String>,
+    busy: Option<String>,
+    done: HashMap<String, Parsed>,
+    closed: bool,
+}
+
+/// The worker and its shared state.
+pub struct Prefetcher {
+    shared: Arc<(Mutex<State>, Condvar)>,
+    worker: Option<JoinHandle<()>>,
+}
+
+/// Parses and checks one file as the loader does.
+pub fn parse(path: &str) -> Parsed {
+    match load_one(path) {
+        Ok(l) => {
+            let report = check_all(std::slice::from_ref(&l));
+            (Ok(l), Some(report))
+        }
+        Err(e) => (Err(e), None),
+    }
+}
+
+fn work(shared: &(Mutex<State>, Condvar)) {
+    let (lock, cv) = shared;
+    loop {
+        let path = {
+            let Ok(mut st) = lock.lock() else { return };
+            loop {
+                if let Some(p) = st.queue.pop_front() {
+                    st.busy = Some(p.clone());
+                    break p;
+                }
+                if st.closed {
+                    return;
+                }
+                st = match cv.wait(st) {
+                    Ok(s) => s,
+                    Err(_) => return,
+                };
+            }
+        };
+        let parsed = parse(&path);
+        let Ok(mut st) = lock.lock() else { return };
+        st.busy = None;
+        st.done.insert(path, parsed);
+        cv.notify_all();
+    }
+}
+
+impl Prefetcher {
+    /// Starts the worker (idle until paths are queued). `None` when no thread can be started: the loader
+    /// then parses everything itself.
+    pub fn start() -> Option<Prefetcher> {
+        let shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
+        let for_worker = Arc::clone(&shared);
+        let worker = std::thread::Builder::new()
+            .name("cfsim-prefetch".into())
+            .spawn(move || work(&for_worker))
+            .ok()?;
+        Some(Prefetcher {
+            shared,
+            worker: Some(worker),
+        })
+    }
+
+    /// Queues paths (already queued or parsed ones are skipped).
+    pub fn queue(&self, paths: impl IntoIterator<Item = String>) {
+        let (lock, cv) = &*self.shared;
+        let Ok(mut st) = lock.lock() else { return };
+        for p in paths {
+            if st.done.contains_key(&p) || st.busy.as_ref() == Some(&p) || st.queue.contains(&p) {
+                continue;
+            }
+            st.queue.push_back(p);
+        }
+        cv.notify_all();
+    }
+
+    /// The result for `path`: taken from the worker (waiting while it parses that very file), or parsed
+    /// here when the worker has not started on it.
+    pub fn take(&self, path: &str) -> Parsed {
+        let (lock, cv) = &*self.shared;
+        let Ok(mut st) = lock.lock() else {
+            return parse(path);
+        };
+        loop {
+            if let Some(p) = st.done.remove(path) {
+                return p;
+            }
+            if st.busy.as_deref() == Some(path) {
+                st = match cv.wait(st) {
+                    Ok(s) => s,
+                    Err(_) => return parse(path),
+                };
+                continue;
+            }
+            st.queue.retain(|q| q != path);
+            drop(st);
+            return parse(path);
+        }
+    }
+}
+
+impl Drop for Prefetcher {
+    fn drop(&mut self) {
+        let (lock, cv) = &*self.shared;
+        if let Ok(mut st) = lock.lock() {
+            st.closed = true;
+            st.queue.clear();
+        }
+        cv.notify_all();
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn queued_and_unqueued_files_give_the_same_result() {
+        let dir = std::env::temp_dir().join(format!("cfsim-prefetch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a.cf");
+        let b = dir.join("b.cf");
+        std::fs::write(&a, "bundle agent a { vars: \"x\" string => \"1\"; }\n").unwrap();
+        std::fs::write(&b, "bundle agent b { vars: \"y\" string => \"2\"; }\n").unwrap();
+        let (a, b) = (a.display().to_string(), b.display().to_string());
+        let pf = Prefetcher::start().unwrap();
+        pf.queue([a.clone()]);
+        let (la, _) = pf.take(&a);
+        let (lb, _) = pf.take(&b);
+        let (missing, _) = pf.take("/nonexistent/cfsim/x.cf");
+        drop(pf);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(la.unwrap().policy.bundles[0].name, "a");
+        assert_eq!(lb.unwrap().policy.bundles[0].name, "b");
+        assert!(missing.is_err());
+    }
+}
