@@ -24,6 +24,19 @@ impl indexmap::Equivalent<VarKey> for VarKeyRef<'_> {
     }
 }
 
+/// Most `this` entries kept aside for reuse.
+const THIS_SPARE_MAX: usize = 16;
+
+/// A borrowed soft class key `(namespace, name)` (hashes like the owned pair).
+#[derive(Hash)]
+pub struct ClassKeyRef<'a>(pub &'a str, pub &'a str);
+
+impl indexmap::Equivalent<(String, String)> for ClassKeyRef<'_> {
+    fn equivalent(&self, k: &(String, String)) -> bool {
+        self.1 == k.1 && self.0 == k.0
+    }
+}
+
 /// A stored variable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VarEntry {
@@ -68,6 +81,8 @@ pub struct Context {
     table: AgentTable,
     /// Number of classic array entries per `(namespace, scope, array name)`.
     arrays: FastIndexMap<VarKey, usize>,
+    /// Entries taken out of `this`, kept so that the next promise reuses their buffers.
+    this_spare: Vec<(String, String)>,
 }
 
 /// `(ns, scope, name)` of a classic array entry `name[...]`.
@@ -131,6 +146,33 @@ impl Context {
             .collect();
         for k in &gone {
             self.remove_var(k);
+        }
+    }
+
+    /// Empties the `this` scope (its entries are kept aside for [`Context::put_this`]).
+    pub fn clear_this(&mut self) {
+        self.this_spare.extend(self.this.drain(..));
+        // keys used once (map functions' `this.k`…) must not pile up
+        self.this_spare.truncate(THIS_SPARE_MAX);
+    }
+
+    /// Sets `this.<key>`, reusing a buffer of an earlier entry when there is one.
+    pub fn put_this(&mut self, key: &str, value: &str) {
+        if let Some(v) = self.this.get_mut(key) {
+            v.clear();
+            v.push_str(value);
+            return;
+        }
+        match self.this_spare.iter().position(|(k, _)| k == key) {
+            Some(i) => {
+                let (k, mut v) = self.this_spare.swap_remove(i);
+                v.clear();
+                v.push_str(value);
+                self.this.insert(k, v);
+            }
+            None => {
+                self.this.insert(key.to_string(), value.to_string());
+            }
         }
     }
 
@@ -246,10 +288,10 @@ impl EvalEnv for Context {
                 self.local_defined(name)
                     || self
                         .soft
-                        .contains_key(&(self.current_ns().to_string(), name.to_string()))
+                        .contains_key(&ClassKeyRef(self.current_ns(), name))
             }
             Some(n) => {
-                self.soft.contains_key(&(n.to_string(), name.to_string()))
+                self.soft.contains_key(&ClassKeyRef(n, name))
                     || (n == self.current_ns() && self.local_defined(name))
             }
         }

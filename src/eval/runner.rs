@@ -60,28 +60,6 @@ pub fn absolute_keep_dots(path: &str) -> String {
     })
 }
 
-/// The `this.*` variables every promise evaluation sets.
-const THIS_KEYS: &[&str] = &[
-    "bundle",
-    "namespace",
-    "promise_filename",
-    "promise_dirname",
-    "promise_linenumber",
-];
-
-/// Sets `this.<key>`, reusing the existing entry's buffer.
-fn put_this(this: &mut crate::eval::fasthash::FastIndexMap<String, String>, key: &str, value: &str) {
-    match this.get_mut(key) {
-        Some(v) => {
-            v.clear();
-            v.push_str(value);
-        }
-        None => {
-            this.insert(key.to_string(), value.to_string());
-        }
-    }
-}
-
 /// Why a promise was skipped by its conditions.
 pub type Skip = &'static str;
 
@@ -258,7 +236,7 @@ impl Engine<'_> {
     /// Evaluates one promise in the current pass: guard, iteration, then each binding.
     pub fn eval_promise(&mut self, def: &BundleDef, t: &str, p: &Promise) {
         self.cur_file = def.file;
-        self.ctx.this.clear();
+        self.ctx.clear_this();
         let guard_ok = self.eval_class_str(&p.guard.expr).unwrap_or(false);
         if !guard_ok {
             self.begin_event(def, t, p, &p.promiser.value, false);
@@ -297,9 +275,7 @@ impl Engine<'_> {
                 }
             }
             let promiser = self.expand(&p.promiser.value);
-            self.ctx
-                .this
-                .insert("promiser".into(), promiser.text.clone());
+            self.ctx.put_this("promiser", &promiser.text);
             self.begin_event(def, t, p, &promiser.text, true);
             if promiser.dropped {
                 self.end_event(Some("unresolved"), None);
@@ -322,12 +298,12 @@ impl Engine<'_> {
             .unwrap_or_default();
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
         // `this` holds exactly these keys afterwards; their buffers are reused from promise to promise
-        self.ctx.this.retain(|k, _| THIS_KEYS.contains(&k.as_str()));
-        put_this(&mut self.ctx.this, "bundle", &def.name);
-        put_this(&mut self.ctx.this, "namespace", &def.ns);
-        put_this(&mut self.ctx.this, "promise_dirname", dir);
-        put_this(&mut self.ctx.this, "promise_filename", &path);
-        put_this(&mut self.ctx.this, "promise_linenumber", &line.to_string());
+        self.ctx.clear_this();
+        self.ctx.put_this("bundle", &def.name);
+        self.ctx.put_this("namespace", &def.ns);
+        self.ctx.put_this("promise_dirname", dir);
+        self.ctx.put_this("promise_filename", &path);
+        self.ctx.put_this("promise_linenumber", &line.to_string());
     }
 
     /// Starts the trace event of one evaluation.
