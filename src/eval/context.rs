@@ -4,11 +4,11 @@
 
 use indexmap::IndexMap;
 
+use super::fasthash::FastIndexMap;
+use super::vartable::{var_hash, AgentTable};
 use crate::expr::env::{BundleInfo, ClassInfo, EvalEnv, VarInfo, VarLookup};
 use crate::expr::expand::Binding;
 use crate::expr::varref::VarRef;
-use super::fasthash::FastIndexMap;
-use super::vartable::{var_hash, AgentTable};
 use crate::value::Value;
 
 /// Key of a variable: namespace, scope (bundle name or special scope), lval (with `[k]` indices).
@@ -343,7 +343,9 @@ impl EvalEnv for Context {
             .is_some_and(|n| *n > 0)
     }
     fn visit_variables(&self, f: &mut crate::expr::env::VarVisitor<'_>) {
-        self.visit_in_table_order(&mut |(ns, scope, lval), e| f(ns, scope, lval, &e.value, &e.tags));
+        self.visit_in_table_order(&mut |(ns, scope, lval), e| {
+            f(ns, scope, lval, &e.value, &e.tags)
+        });
     }
     fn bundles(&self) -> Vec<BundleInfo> {
         self.bundles.clone()

@@ -82,6 +82,8 @@ struct LoadState {
     failed: bool,
     /// Parses the files an `inputs` list names ahead, on a second thread.
     prefetch: Option<super::prefetch::Prefetcher>,
+    /// Normalised path of every file in the engine, by file index.
+    known: Vec<PathBuf>,
 }
 
 impl Engine<'_> {
@@ -96,6 +98,11 @@ impl Engine<'_> {
                 .unwrap_or_default(),
             failed: false,
             prefetch: super::prefetch::Prefetcher::start(),
+            known: self
+                .files
+                .iter()
+                .map(|f| normalize(Path::new(&f.path)))
+                .collect(),
         };
         self.load_file(0, &mut st, 0);
         st.prefetch = None;
@@ -187,8 +194,7 @@ impl Engine<'_> {
             }
             for input in self.input_paths_quiet(file, item) {
                 let p = full_path(&st.entry_dir, &input);
-                let key = normalize(&p);
-                if !self.files.iter().any(|f| normalize(Path::new(&f.path)) == key) {
+                if !st.known.contains(&normalize(&p)) {
                     paths.push(p.to_string_lossy().into_owned());
                 }
             }
@@ -258,15 +264,15 @@ impl Engine<'_> {
     fn load_path(&mut self, input: &str, st: &mut LoadState, depth: usize) {
         let p = full_path(&st.entry_dir, input);
         let key = normalize(&p);
-        let known = self
-            .files
-            .iter()
-            .position(|f| normalize(Path::new(&f.path)) == key);
+        let known = st.known.iter().position(|k| *k == key);
         let index = match known {
             Some(i) if st.order.contains(&i) => return,
             Some(i) => i,
             None => match self.load_new(&p.to_string_lossy(), st.prefetch.as_ref()) {
-                Some(i) => i,
+                Some(i) => {
+                    st.known.push(key);
+                    i
+                }
                 None => {
                     st.failed = true;
                     return;

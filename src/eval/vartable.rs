@@ -199,12 +199,19 @@ mod tests {
         let mut buckets = Vec::new();
         t.visit(&mut |p| buckets.push(hash_of(p) as usize & 255));
         assert_eq!(buckets.len(), 200);
-        assert!(buckets.windows(2).all(|w| w[0] <= w[1]), "256 buckets in order");
+        assert!(
+            buckets.windows(2).all(|w| w[0] <= w[1]),
+            "256 buckets in order"
+        );
         t.remove(hash_of(3), 3);
         let mut all = Vec::new();
         t.visit(&mut |p| all.push(p));
         assert_eq!(all.len(), 199);
-        assert_eq!(all.iter().max(), Some(&198), "positions after the removed one move down");
+        assert_eq!(
+            all.iter().max(),
+            Some(&198),
+            "positions after the removed one move down"
+        );
     }
 
     #[test]
@@ -213,6 +220,9 @@ mod tests {
             var_hash("default", "b", "a[te][st]"),
             var_hash("default", "b", "a[t][e][s][t]")
         );
-        assert_ne!(var_hash("default", "b", "a[x]"), var_hash("default", "b", "ax"));
+        assert_ne!(
+            var_hash("default", "b", "a[x]"),
+            var_hash("default", "b", "ax")
+        );
     }
 }

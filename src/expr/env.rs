@@ -83,9 +83,8 @@ pub trait EvalEnv: VarLookup {
     fn has_array(&self, ns: &str, scope: &str, name: &str) -> bool {
         let mut found = false;
         self.visit_variables(&mut |n, s, l, _, _| {
-            found |= n == ns
-                && s == scope
-                && l.strip_prefix(name).is_some_and(|r| r.starts_with('['));
+            found |=
+                n == ns && s == scope && l.strip_prefix(name).is_some_and(|r| r.starts_with('['));
         });
         found
     }

@@ -125,13 +125,12 @@ pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
             Value::Data(_) => return,
         };
         match keys {
-            [] => match &last_key {
-                Some(k) => {
+            [] => {
+                if let Some(k) = &last_key {
                     obj.shift_remove(k);
                     obj.insert(k.clone(), json);
                 }
-                None => {}
-            },
+            }
             [k] => {
                 last_key = Some(k.clone());
                 obj.shift_remove(k);
