@@ -184,7 +184,8 @@ mod tests {
 
     #[test]
     fn small_tables_keep_insertion_order_then_order_by_bucket() {
-        let names: Vec<String> = (0..200).map(|i| format!("v{i}")).collect();
+        // 180 entries: more than 3/4 of 128 buckets, at most 3/4 of 256
+        let names: Vec<String> = (0..180).map(|i| format!("v{i}")).collect();
         let hash_of = |p: usize| h(&names[p]);
         let mut t = AgentTable::default();
         for i in 0..TINY_LIMIT {
@@ -193,12 +194,12 @@ mod tests {
         let mut seen = Vec::new();
         t.visit(&mut |p| seen.push(p));
         assert_eq!(seen, (0..TINY_LIMIT).collect::<Vec<_>>());
-        for i in TINY_LIMIT..200 {
+        for i in TINY_LIMIT..180 {
             t.insert(hash_of(i), i, &hash_of);
         }
         let mut buckets = Vec::new();
         t.visit(&mut |p| buckets.push(hash_of(p) as usize & 255));
-        assert_eq!(buckets.len(), 200);
+        assert_eq!(buckets.len(), 180);
         assert!(
             buckets.windows(2).all(|w| w[0] <= w[1]),
             "256 buckets in order"
@@ -206,10 +207,10 @@ mod tests {
         t.remove(hash_of(3), 3);
         let mut all = Vec::new();
         t.visit(&mut |p| all.push(p));
-        assert_eq!(all.len(), 199);
+        assert_eq!(all.len(), 179);
         assert_eq!(
             all.iter().max(),
-            Some(&198),
+            Some(&178),
             "positions after the removed one move down"
         );
     }
