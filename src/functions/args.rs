@@ -208,9 +208,43 @@ pub struct Re(pub Arc<regex::bytes::Regex>, Arc<FullMatcher>);
 pub struct FullMatcher {
     body: String,
     anchored: OnceLock<Option<regex::bytes::Regex>>,
-    /// The pattern when it has no metacharacter (ASCII letters, digits, `_`, `-`, `:`, `=`, `,`, `/`,
-    /// blank): a full match is plain equality.
-    literal: Option<String>,
+    /// The pattern when it is made only of ASCII letters, digits, `_ - : = , /`, blanks and `.` (any
+    /// byte), optionally ending in `.*`: matched byte by byte without the regex engine.
+    simple: Option<Simple>,
+}
+
+/// A pattern of plain bytes and `.` wildcards, with an optional `.*` tail.
+#[derive(Debug)]
+struct Simple {
+    body: Vec<u8>,
+    any_tail: bool,
+}
+
+impl Simple {
+    fn parse(re: &str) -> Option<Simple> {
+        let (body, any_tail) = match re.strip_suffix(".*") {
+            Some(b) => (b, true),
+            None => (re, false),
+        };
+        let ok = !re.is_empty()
+            && body
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-:=,/ .".contains(&b));
+        ok.then(|| Simple {
+            body: body.as_bytes().to_vec(),
+            any_tail,
+        })
+    }
+
+    fn full_match(&self, s: &[u8]) -> bool {
+        let n = self.body.len();
+        let len_ok = if self.any_tail {
+            s.len() >= n
+        } else {
+            s.len() == n
+        };
+        len_ok && self.body.iter().zip(s).all(|(p, c)| *p == b'.' || p == c)
+    }
 }
 
 impl Re {
@@ -220,8 +254,8 @@ impl Re {
         if f.body == ".*" {
             return true;
         }
-        if let Some(l) = &f.literal {
-            return s == l;
+        if let Some(simple) = &f.simple {
+            return simple.full_match(s.as_bytes());
         }
         let anchored = f
             .anchored
@@ -299,15 +333,10 @@ fn compile_uncached(re: &str) -> Result<Re, (String, usize)> {
     let body = bytewise(re);
     let plain = regex::bytes::Regex::new(&format!("(?ms-u){body}"))
         .map_err(|e| pcre_error(re, &e.to_string()))?;
-    let literal = (!re.is_empty()
-        && re
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-:=,/ ".contains(&b)))
-    .then(|| re.to_string());
     let full = FullMatcher {
         body,
         anchored: OnceLock::new(),
-        literal,
+        simple: Simple::parse(re),
     };
     Ok(Re(Arc::new(plain), Arc::new(full)))
 }
@@ -356,4 +385,34 @@ fn pcre_error(re: &str, rust_msg: &str) -> (String, usize) {
 /// The agent's "full match" (see [`Re::full_match`]).
 pub fn full_match(re: &Re, s: &str) -> bool {
     re.full_match(s)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn simple_patterns_match_like_the_regex() {
+        for (re, s, want) in [
+            (
+                "default:def.control_.*",
+                "default:def.control_server_x",
+                true,
+            ),
+            ("default:def.control_.*", "default:defXcontrol_", true),
+            ("default:def.control_.*", "default:def.contro", false),
+            ("inventory", "inventory", true),
+            ("inventory", "inventory2", false),
+            ("a.c", "abc", true),
+            ("a.c", "a\nc", true),
+            ("event_.*", "event_", true),
+            ("x.*", "x\ny", true),
+        ] {
+            let r = compile(re).unwrap();
+            assert_eq!(r.full_match(s), want, "{re} on {s}");
+            let plain = regex::bytes::Regex::new(&format!("(?ms-u)\\A(?:{re})\\z")).unwrap();
+            assert_eq!(plain.is_match(s.as_bytes()), want, "regex {re} on {s}");
+        }
+    }
 }
