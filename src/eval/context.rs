@@ -261,6 +261,23 @@ impl VarLookup for Context {
     fn current_bundle(&self) -> &str {
         self.here().1
     }
+    fn is_scalar_var(&self, ns: &str, scope: &str, lval: &str) -> bool {
+        if self
+            .overlay
+            .iter()
+            .any(|((n, s, l), _)| n == ns && s == scope && l == lval)
+        {
+            return true;
+        }
+        if scope == "this" && self.this.contains_key(lval) {
+            return true;
+        }
+        match self.vars.get(&VarKeyRef(ns, scope, lval)).map(|e| &e.value) {
+            Some(Value::Scalar(..)) => true,
+            Some(Value::Data(d)) => !(d.is_array() || d.is_object() || d.is_null()),
+            _ => false,
+        }
+    }
     fn get_var(&self, ns: &str, scope: &str, lval: &str) -> Option<Value> {
         for ((n, s, l), v) in &self.overlay {
             if n == ns && s == scope && l == lval {

@@ -11,6 +11,15 @@ pub trait VarLookup {
     fn current_bundle(&self) -> &str;
     /// Looks up a variable. `lval` may carry classic-array indices (`arr[k]`), already expanded.
     fn get_var(&self, ns: &str, scope: &str, lval: &str) -> Option<Value>;
+    /// Whether the variable exists and is a scalar (string, int, real or a JSON primitive), without
+    /// copying its value. Implementations may override the copying default.
+    fn is_scalar_var(&self, ns: &str, scope: &str, lval: &str) -> bool {
+        match self.get_var(ns, scope, lval) {
+            Some(Value::Scalar(..)) => true,
+            Some(Value::Data(d)) => !(d.is_array() || d.is_object() || d.is_null()),
+            _ => false,
+        }
+    }
 }
 
 /// A defined class as listing functions (`classesmatching`, `getclassmetatags`) see it.

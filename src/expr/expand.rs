@@ -91,6 +91,28 @@ pub fn lookup_name(env: &dyn VarLookup, text: &str) -> Option<Value> {
     env.get_var(ns, scope, name)
 }
 
+/// Whether `text` (a reference name without indices) names a scalar variable: checked without
+/// copying the value (iteration only needs to know that it does not iterate).
+pub fn names_scalar(env: &dyn VarLookup, text: &str) -> bool {
+    if text.contains('[') {
+        return false;
+    }
+    let (ns, rest) = match text.find(':') {
+        Some(i) => (Some(&text[..i]), &text[i + 1..]),
+        None => (None, text),
+    };
+    let (scope, name) = match rest.find('.') {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (env.current_bundle(), rest),
+    };
+    let ns = match ns {
+        Some(ns) => ns,
+        None if SPECIAL_SCOPES.contains(&scope) => "default",
+        None => env.current_ns(),
+    };
+    env.is_scalar_var(ns, scope, name)
+}
+
 /// Resolves a reference name (the text between the delimiters, already expanded).
 pub fn resolve(env: &dyn VarLookup, name: &str) -> Resolved {
     match lookup_name(env, name) {

@@ -3,7 +3,7 @@
 //! references nested in indices are bound before the reference that contains them).
 
 use super::env::VarLookup;
-use super::expand::{expand_bound, reference_end, resolve, Binding, Resolved};
+use super::expand::{expand_bound, names_scalar, reference_end, resolve, Binding, Resolved};
 
 /// Upper bound on the number of iterations one promise may produce.
 pub const MAX_ITERATIONS: usize = 1_000_000;
@@ -69,7 +69,7 @@ fn walk(
         return Ok(());
     };
     let name = expand_bound(r, env, cur);
-    if name.unresolved || cur.contains_key(&name.text) {
+    if name.unresolved || cur.contains_key(&name.text) || names_scalar(env, &name.text) {
         return walk(refs, i + 1, cur, env, out);
     }
     match resolve(env, &name.text) {
