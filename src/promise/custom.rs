@@ -40,8 +40,16 @@ fn block(e: &Engine<'_>, t: &str) -> Option<(Vec<Constraint>, usize)> {
 }
 
 /// An attribute of a `promise agent` block, expanded with `this.promise_dirname` of the block's file.
-pub fn block_attr(e: &mut Engine<'_>, attrs: &[Constraint], file: usize, lval: &str) -> Option<String> {
-    let rv = attrs.iter().find(|c| c.lval == lval).map(|c| c.rval.clone())?;
+pub fn block_attr(
+    e: &mut Engine<'_>,
+    attrs: &[Constraint],
+    file: usize,
+    lval: &str,
+) -> Option<String> {
+    let rv = attrs
+        .iter()
+        .find(|c| c.lval == lval)
+        .map(|c| c.rval.clone())?;
     let fpath = e
         .files
         .get(file)
@@ -77,7 +85,11 @@ fn container_ref(e: &Engine<'_>, s: &str) -> Option<Json> {
 
 /// The attributes sent to the module, and whether everything is resolved (scalars only for a line-based
 /// module, as the agent requires).
-fn attributes(e: &mut Engine<'_>, p: &Promise, json: bool) -> (serde_json::Map<String, Json>, bool) {
+fn attributes(
+    e: &mut Engine<'_>,
+    p: &Promise,
+    json: bool,
+) -> (serde_json::Map<String, Json>, bool) {
     let mut out = serde_json::Map::new();
     let mut resolved = true;
     let body_lvals = crate::eval::bodies::CLASSES_BODY_LVALS;
@@ -230,13 +242,20 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     }
     let level = promise_level(e, p);
     let line = e.line_of(p);
-    let filename = e.files.get(def.file).map(|f| f.path.clone()).unwrap_or_default();
+    let filename = e
+        .files
+        .get(def.file)
+        .map(|f| f.path.clone())
+        .unwrap_or_default();
     if !resolved {
         skipped_invalid(e, def, t, p, promiser);
         return;
     }
     let mut req = IndexMap::new();
-    req.insert("operation".to_string(), Json::String("validate_promise".into()));
+    req.insert(
+        "operation".to_string(),
+        Json::String("validate_promise".into()),
+    );
     req.insert(
         "log_level".to_string(),
         Json::String(request_level(e, level).into()),
@@ -250,10 +269,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     }
     let answer = exchange(e, &path, &req, level);
     let valid = answer.get("result") == Some("valid");
-    if !valid {
+    // an unusable answer (already reported) fails validation without further messages
+    if !valid && answer.fields.is_some() {
         e.log(
             LogLevel::Verbose,
-            &format!("{t} promise with promiser '{promiser}' failed validation ({filename}:{line})"),
+            &format!(
+                "{t} promise with promiser '{promiser}' failed validation ({filename}:{line})"
+            ),
         );
         if !answer.logged_error {
             critical(
@@ -263,10 +285,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
                 ),
             );
         }
+    }
+    if !valid {
         skipped_invalid(e, def, t, p, promiser);
         return;
     }
-    req.insert("operation".to_string(), Json::String("evaluate_promise".into()));
+    req.insert(
+        "operation".to_string(),
+        Json::String("evaluate_promise".into()),
+    );
     let answer = exchange(e, &path, &req, level);
     if answer.fields.is_none() {
         // the agent returns a failure without recording it (no classes, not counted)
@@ -274,7 +301,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         e.end_event(None, Some(Outcome::Failed));
         return;
     }
-    if let Some(Some(Json::Array(classes))) = answer.fields.as_ref().map(|f| f.get("result_classes")) {
+    if let Some(Some(Json::Array(classes))) =
+        answer.fields.as_ref().map(|f| f.get("result_classes"))
+    {
         for c in classes.iter().filter_map(Json::as_str) {
             let c = crate::expr::canonify(c);
             e.ctx.define_local(&c, vec!["source=promise-module".into()]);
@@ -330,7 +359,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
 fn skipped_invalid(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
     e.log(
         LogLevel::Verbose,
-        &format!("{t} promise with promiser '{promiser}' will be skipped because it failed validation"),
+        &format!(
+            "{t} promise with promiser '{promiser}' will be skipped because it failed validation"
+        ),
     );
     fail_recorded(e, def, t, p, promiser);
 }
@@ -404,7 +435,14 @@ fn exchange(
 
 /// Without `--exec`: the module file must exist (the agent's error otherwise, every pass), then the
 /// promise is reported once as not simulated.
-fn not_simulated(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str, path: &str) {
+fn not_simulated(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    t: &str,
+    p: &Promise,
+    promiser: &str,
+    path: &str,
+) {
     use crate::expr::host::HostEnv;
     if e.host.stat(path, true).is_none() {
         e.log(

@@ -57,4 +57,3 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     );
     e.end_event(Some("not_simulated"), None);
 }
-
