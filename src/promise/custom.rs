@@ -457,10 +457,15 @@ fn not_simulated(
         e.end_event(Some("already_done"), None);
         return;
     }
+    let why = if e.opts.dry_run {
+        "which cfsim does not run under -n"
+    } else {
+        "which cfsim runs only with --exec"
+    };
     e.log(
         LogLevel::Warning,
         &format!(
-            "cfsim: {t} promise '{promiser}' in bundle '{}' needs its promise module '{path}', which cfsim runs only with --exec; skipped",
+            "cfsim: {t} promise '{promiser}' in bundle '{}' needs its promise module '{path}', {why}; skipped",
             def.name
         ),
     );
