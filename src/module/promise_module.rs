@@ -74,6 +74,10 @@ pub struct Answer {
     pub msgs: Vec<Msg>,
     pub fields: Option<IndexMap<String, Json>>,
     pub logged_error: bool,
+    /// It logged a warning, error or critical message.
+    pub logged_warning: bool,
+    /// It logged an info message.
+    pub logged_info: bool,
     /// The module did not answer within the timeout and was killed.
     pub timed_out: bool,
 }
@@ -96,6 +100,8 @@ pub struct PromiseModule {
     pub path: String,
     pub interpreter: Option<String>,
     pub json: bool,
+    /// The header announced `action_policy`: the module can evaluate promises without making changes.
+    pub action_policy: bool,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Line>,
@@ -182,6 +188,7 @@ impl PromiseModule {
             path: path.to_string(),
             interpreter: interpreter.map(str::to_string),
             json: false,
+            action_policy: false,
             child,
             stdin,
             lines: rx,
@@ -233,6 +240,7 @@ impl PromiseModule {
             match flag {
                 "json_based" => m.json = true,
                 "line_based" => m.json = false,
+                "action_policy" => m.action_policy = true,
                 _ => {}
             }
         }
@@ -436,6 +444,12 @@ fn log(a: &mut Answer, level: &str, msg: &str, promise_level: Option<ModLevel>) 
     }
     if l <= ModLevel::Error {
         a.logged_error = true;
+    }
+    if l <= ModLevel::Warning {
+        a.logged_warning = true;
+    }
+    if l == ModLevel::Info {
+        a.logged_info = true;
     }
     a.msgs.push(Msg::Log(l, msg.to_string()));
 }

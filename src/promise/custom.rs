@@ -15,15 +15,13 @@ use crate::module::promise_module::{Answer, ModLevel, Msg, PromiseModule};
 use crate::syntax::ast::{Constraint, Promise, Rval};
 use crate::value::Value;
 
-/// Constraints the agent evaluates itself and never sends to the module.
-const AGENT_SIDE: &[&str] = &[
-    "classes",
-    "if",
-    "ifvarclass",
-    "unless",
-    "depends_on",
-    "log_level",
-];
+/// Constraints never sent to the module nor checked for unresolved references (recorded:
+/// custom/custom_module_attributes).
+const NOT_SENT: &[&str] = &["classes", "unless", "log_level", "meta", "with"];
+
+/// Constraints the agent evaluates itself: not sent, but a list or unresolved reference in them makes a
+/// line-based promise unresolved, as in the agent.
+const CHECKED_ONLY: &[&str] = &["if", "ifvarclass", "depends_on"];
 
 /// The running promise modules of a run, by module path, in start order.
 #[derive(Default)]
@@ -84,27 +82,41 @@ fn container_ref(e: &Engine<'_>, s: &str) -> Option<Json> {
 }
 
 /// The attributes sent to the module, and whether everything is resolved (scalars only for a line-based
-/// module, as the agent requires).
+/// module, as the agent requires). An `action` body is sent as its attributes, in its place.
 fn attributes(
     e: &mut Engine<'_>,
+    def: &BundleDef,
     p: &Promise,
     json: bool,
 ) -> (serde_json::Map<String, Json>, bool) {
-    let mut out = serde_json::Map::new();
-    let mut resolved = true;
+    let mut items: Vec<(String, Rval, bool)> = Vec::new();
     let body_lvals = crate::eval::bodies::CLASSES_BODY_LVALS;
     for c in &p.constraints {
-        if AGENT_SIDE.contains(&c.lval.as_str()) || body_lvals.contains(&c.lval.as_str()) {
+        let l = c.lval.as_str();
+        if NOT_SENT.contains(&l) || body_lvals.contains(&l) {
             continue;
         }
-        if let Rval::Scalar(s) = &c.rval {
+        if l == "action" {
+            for (bl, brv) in e.body_attrs(def, p, "action", "action") {
+                items.push((bl, brv, true));
+            }
+            continue;
+        }
+        items.push((c.lval.clone(), c.rval.clone(), !CHECKED_ONLY.contains(&l)));
+    }
+    let mut out = serde_json::Map::new();
+    let mut resolved = true;
+    for (lval, rval, send) in items {
+        if let Rval::Scalar(s) = &rval {
             let text = e.expand(&s.value).text;
             if let Some(d) = container_ref(e, &text) {
-                out.insert(c.lval.clone(), d);
+                if send {
+                    out.insert(lval, d);
+                }
                 continue;
             }
         }
-        match e.eval_rval(&c.rval) {
+        match e.eval_rval(&rval) {
             crate::eval::rval::RvalResult::Value { value, unresolved } => {
                 let v = match value {
                     Value::Scalar(_, s) => {
@@ -120,7 +132,9 @@ fn attributes(
                         d
                     }
                 };
-                out.insert(c.lval.clone(), v);
+                if send {
+                    out.insert(lval, v);
+                }
             }
             _ => resolved = false,
         }
@@ -219,15 +233,19 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         fail_recorded(e, def, t, p, promiser);
         return;
     };
-    if !e.opts.exec || e.opts.dry_run {
+    if !e.opts.exec {
         not_simulated(e, def, t, p, promiser, &path);
         return;
     }
     if !start(e, def, t, p, promiser, interpreter.as_deref(), &path) {
         return;
     }
-    let json = e.modules.running.get(&path).is_some_and(|m| m.json);
-    let (attributes, attrs_resolved) = attributes(e, p, json);
+    let (json, supports_warn) = e
+        .modules
+        .running
+        .get(&path)
+        .map_or((false, false), |m| (m.json, m.action_policy));
+    let (mut attributes, attrs_resolved) = attributes(e, def, p, json);
     let resolved = attrs_resolved && !has_unresolved(promiser);
     if !resolved && e.pass == 3 {
         e.log(
@@ -250,6 +268,19 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     if !resolved {
         skipped_invalid(e, def, t, p, promiser);
         return;
+    }
+    // `-n` or `action_policy => "warn"`: only a module that announced `action_policy` is asked, in warn mode
+    let warn = warn_mode(e, def, p);
+    if warn && !supports_warn {
+        e.log(
+            LogLevel::Error,
+            &format!("Not making changes to the system, but the custom promise module '{path}' doesn't support action_policy"),
+        );
+        fail_recorded(e, def, t, p, promiser);
+        return;
+    }
+    if warn {
+        attributes.insert("action_policy".into(), Json::String("warn".into()));
     }
     let mut req = IndexMap::new();
     req.insert(
@@ -295,6 +326,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         Json::String("evaluate_promise".into()),
     );
     let answer = exchange(e, &path, &req, level);
+    let disabled = format!("({filename}:{line}) while making changes on the system disabled");
+    if warn && answer.logged_info {
+        critical(
+            e,
+            &format!("Bug in promise module - 'info:' log messages reported for {t} promise with promiser '{promiser}' {disabled}"),
+        );
+    }
     if answer.fields.is_none() {
         // the agent returns a failure without recording it (no classes, not counted)
         e.verbose_promise_end(t, promiser, Outcome::Failed);
@@ -344,16 +382,50 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         }
     };
     e.record_outcome(def, p, outcome);
-    if result.as_deref() == Some("not_kept") && !answer.logged_error {
-        critical(
+    match result.as_deref() {
+        Some("not_kept") if warn && !answer.logged_warning => critical(
+            e,
+            &format!("Bug in promise module - Failed to log warnings for not kept {t} promise with promiser '{promiser}' {disabled}"),
+        ),
+        Some("not_kept") if !warn && !answer.logged_error => critical(
             e,
             &format!(
                 "Bug in promise module - Failed to log errors for not kept {t} promise with promiser '{promiser}' ({filename}:{line})"
             ),
-        );
+        ),
+        Some("repaired") => {
+            if warn {
+                critical(
+                    e,
+                    &format!("Bug in promise module - {t} promise with promiser '{promiser}' ({filename}:{line}) repaired while making changes on the system disabled"),
+                );
+            }
+            if !answer.logged_info {
+                critical(
+                    e,
+                    &format!("Bug in promise module - Failed to log about changes made by a repaired {t} promise with promiser '{promiser}' ({filename}:{line})"),
+                );
+            }
+        }
+        _ => {}
     }
     e.verbose_promise_end(t, promiser, outcome);
     e.end_event(None, Some(outcome));
+}
+
+/// Whether the promise is evaluated without changes: the run's `-n`, or `action_policy => "warn"` (or
+/// `"nop"`) in its `action` body.
+fn warn_mode(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) -> bool {
+    if e.opts.dry_run {
+        return true;
+    }
+    if Engine::constraint(p, "action").is_none() {
+        return false;
+    }
+    let attrs = e.body_attrs(def, p, "action", "action");
+    attrs.iter().any(|(l, rv)| {
+        l == "action_policy" && matches!(e.scalar_of(rv).as_deref(), Some("warn" | "nop"))
+    })
 }
 
 fn skipped_invalid(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
