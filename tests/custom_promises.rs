@@ -74,3 +74,24 @@ fn a_module_that_stops_answering_is_killed_after_the_timeout() {
     assert!(out.contains("R: first failed\n"), "{out}");
     assert!(out.contains("R: second failed\n"), "{out}");
 }
+
+#[test]
+fn a_module_that_never_ends_its_answer_is_killed() {
+    let t0 = Instant::now();
+    let (out, code) = cfsim("tests/custom", "endless.cf", &["--exec"]);
+    assert!(
+        t0.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(code, 0, "{out}");
+    let dir = std::fs::canonicalize(root().join("tests/custom")).unwrap();
+    let msg = format!(
+        "   error: cfsim: promise module '{}/./endless_module.sh' sent more than {} lines in one answer; killed",
+        dir.display(),
+        cfsim::module::promise_module::MAX_ANSWER_LINES
+    );
+    // the first promise reads the endless answer; the killed module fails the second one at once
+    assert!(out.matches(&msg).count() >= 2, "{out}");
+    assert!(out.contains("R: after\n"), "{out}");
+}

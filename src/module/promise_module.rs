@@ -5,7 +5,7 @@
 //! Every read waits at most an explicit timeout; a module that does not answer in time is killed.
 //! The agent's semantics of the answers (outcomes, classes, messages) are in `crate::promise::custom`.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -19,6 +19,12 @@ pub const AGENT_HEADER: &str = "cf-agent 3.21.0 v1";
 /// Default seconds cfsim waits for one line of a promise module's answer before killing it (the agent
 /// itself waits forever).
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// Longest line cfsim reads from a module; a longer one is read as several lines.
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
+
+/// Most lines of one answer; a module that sends more is killed.
+pub const MAX_ANSWER_LINES: usize = 100_000;
 
 /// Log levels a module can log at (`log_<level>=`), most severe first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -106,8 +112,8 @@ pub struct PromiseModule {
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Line>,
     timeout: Duration,
-    /// Killed after a timeout: every later request fails at once.
-    pub dead: bool,
+    /// Why cfsim killed it (timeout, endless answer): every later request fails at once with this.
+    pub dead: Option<String>,
 }
 
 /// `interpreter path` as the agent prints it in header errors (`(null)` without an interpreter).
@@ -147,6 +153,8 @@ impl PromiseModule {
                 c.arg(path);
                 c
             }
+            // a path without a slash names a file here, never one found through PATH
+            None if !path.contains('/') => Command::new(format!("./{path}")),
             None => Command::new(path),
         };
         // the module's stderr is not read by the agent; cfsim discards it
@@ -165,7 +173,7 @@ impl PromiseModule {
             let mut r = BufReader::new(stdout);
             loop {
                 let mut buf = Vec::new();
-                match r.read_until(b'\n', &mut buf) {
+                match (&mut r).take(MAX_LINE_BYTES).read_until(b'\n', &mut buf) {
                     Ok(0) | Err(_) => {
                         let _ = tx.send(Line::Eof);
                         return;
@@ -193,46 +201,46 @@ impl PromiseModule {
             stdin,
             lines: rx,
             timeout,
-            dead: false,
+            dead: None,
         };
         m.write(&format!("{AGENT_HEADER}\n\n"));
         let shown = shown_command(interpreter, path);
         let header = match m.read_line() {
             Some(Line::Text(t, true)) => t,
             Some(Line::Text(t, false)) => {
-                m.kill();
+                m.kill(String::new());
                 return Err(format!(
                     "Promise module '{shown}' sent an invalid header with no newline: '{t}'"
                 ));
             }
             Some(Line::Eof) => {
-                m.kill();
+                m.kill(String::new());
                 return Err(format!(
                     "Did not receive header from promise module '{path}'"
                 ));
             }
             None => {
-                m.kill();
+                m.kill(String::new());
                 return Err(m.timeout_message());
             }
         };
         match m.read_line() {
             Some(Line::Text(t, true)) if t.is_empty() => {}
             Some(Line::Text(t, nl)) => {
-                m.kill();
+                m.kill(String::new());
                 let raw = if nl { format!("{t}\n") } else { t };
                 return Err(format!(
                     "Promise module '{shown}' failed to send empty line after header: '{raw}'"
                 ));
             }
             Some(Line::Eof) => {
-                m.kill();
+                m.kill(String::new());
                 return Err(format!(
                     "Promise module '{shown}' failed to send empty line after header: ''"
                 ));
             }
             None => {
-                m.kill();
+                m.kill(String::new());
                 return Err(m.timeout_message());
             }
         }
@@ -266,21 +274,24 @@ impl PromiseModule {
 
     /// The next line, `None` after the timeout (the module is then killed).
     fn read_line(&mut self) -> Option<Line> {
-        if self.dead {
+        if self.dead.is_some() {
             return None;
         }
         match self.lines.recv_timeout(self.timeout) {
             Ok(l) => Some(l),
             Err(mpsc::RecvTimeoutError::Disconnected) => Some(Line::Eof),
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                self.kill();
+                self.kill(self.timeout_message());
                 None
             }
         }
     }
 
-    fn kill(&mut self) {
-        self.dead = true;
+    fn kill(&mut self, reason: String) {
+        self.dead = Some(reason);
+        // drop the receiving end: the reader thread stops at its next line and closes the pipe, so a
+        // writer the module left behind gets SIGPIPE instead of filling memory
+        self.lines = mpsc::channel().1;
         self.stdin = None;
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -319,11 +330,25 @@ impl PromiseModule {
         } else {
             Some(IndexMap::new())
         };
+        let mut count = 0;
         loop {
+            count += 1;
+            if count > MAX_ANSWER_LINES {
+                let why = format!(
+                    "cfsim: promise module '{}' sent more than {MAX_ANSWER_LINES} lines in one answer; killed",
+                    self.path
+                );
+                self.kill(why.clone());
+                a.timed_out = true;
+                a.msgs.push(Msg::Error(why));
+                a.fields = None;
+                return a;
+            }
             let line = match self.read_line() {
                 None => {
                     a.timed_out = true;
-                    a.msgs.push(Msg::Error(self.timeout_message()));
+                    let why = self.dead.clone().unwrap_or_else(|| self.timeout_message());
+                    a.msgs.push(Msg::Error(why));
                     a.fields = None;
                     return a;
                 }
@@ -392,7 +417,7 @@ impl PromiseModule {
 
     /// Sends `terminate`, reads the answer, closes the pipes and reaps the process.
     pub fn terminate(mut self) -> Answer {
-        if self.dead {
+        if self.dead.is_some() {
             return Answer::default();
         }
         let mut req = IndexMap::new();

@@ -449,8 +449,8 @@ fn start(
     path: &str,
 ) -> bool {
     if let Some(m) = e.modules.running.get(path) {
-        if m.dead {
-            let msg = m.timeout_message();
+        if let Some(why) = &m.dead {
+            let msg = why.clone();
             e.log(LogLevel::Error, &msg);
             fail_recorded(e, def, t, p, promiser);
             return false;
