@@ -29,40 +29,23 @@ pub struct Modules {
     pub running: IndexMap<String, PromiseModule>,
 }
 
-/// The `promise agent` block of type `t`: its attributes and file.
-fn block(e: &Engine<'_>, t: &str) -> Option<(Vec<Constraint>, usize)> {
+/// The attributes of the `promise agent` block of type `t`.
+fn block(e: &Engine<'_>, t: &str) -> Option<Vec<Constraint>> {
     e.promise_types
         .iter()
         .find(|x| x.0 == t)
-        .map(|(_, a, f)| (a.clone(), *f))
+        .map(|(_, a, _)| a.clone())
 }
 
-/// An attribute of a `promise agent` block, expanded with `this.promise_dirname` of the block's file.
-pub fn block_attr(
-    e: &mut Engine<'_>,
-    attrs: &[Constraint],
-    file: usize,
-    lval: &str,
-) -> Option<String> {
+/// An attribute of a `promise agent` block, expanded in the context of the promise being evaluated:
+/// `$(this.promise_dirname)` is the directory of the promise's file, not of the block's (recorded:
+/// custom/custom_block_in_input).
+pub fn block_attr(e: &mut Engine<'_>, attrs: &[Constraint], lval: &str) -> Option<String> {
     let rv = attrs
         .iter()
         .find(|c| c.lval == lval)
         .map(|c| c.rval.clone())?;
-    let fpath = e
-        .files
-        .get(file)
-        .map(|f| crate::eval::runner::absolute_keep_dots(&f.path))
-        .unwrap_or_default();
-    let dir = fpath
-        .rsplit_once('/')
-        .map(|(d, _)| d.to_string())
-        .unwrap_or_default();
-    let saved = std::mem::take(&mut e.ctx.this);
-    e.ctx.this.insert("promise_filename".into(), fpath);
-    e.ctx.this.insert("promise_dirname".into(), dir);
-    let v = e.scalar_of(&rv);
-    e.ctx.this = saved;
-    v
+    e.scalar_of(&rv)
 }
 
 fn has_unresolved(s: &str) -> bool {
@@ -217,15 +200,15 @@ fn fail_recorded(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, prom
 
 /// Evaluates one custom promise binding (its guard has passed).
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
-    let Some((attrs, file)) = block(e, t) else {
+    let Some(attrs) = block(e, t) else {
         return;
     };
     if let Some(skip) = e.conditions(p) {
         e.end_event(Some(skip), None);
         return;
     }
-    let interpreter = block_attr(e, &attrs, file, "interpreter");
-    let Some(path) = block_attr(e, &attrs, file, "path") else {
+    let interpreter = block_attr(e, &attrs, "interpreter");
+    let Some(path) = block_attr(e, &attrs, "path") else {
         e.log(
             LogLevel::Error,
             &format!("Custom promise type '{t}' missing path"),
