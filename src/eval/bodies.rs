@@ -37,6 +37,24 @@ fn subst_rval(rv: &Rval, pairs: &[(String, String)]) -> Rval {
     }
 }
 
+/// Attributes of a `classes` body (never sent to a promise module).
+pub const CLASSES_BODY_LVALS: &[&str] = &[
+    "promise_kept",
+    "promise_repaired",
+    "repair_failed",
+    "repair_denied",
+    "repair_timeout",
+    "cancel_kept",
+    "cancel_repaired",
+    "cancel_notkept",
+    "kept_returncodes",
+    "repaired_returncodes",
+    "failed_returncodes",
+    "persist_time",
+    "scope",
+    "timer_policy",
+];
+
 impl Engine<'_> {
     /// The attributes of the body `p` refers to with `lval` (body type `body_type`), arguments
     /// substituted, guards evaluated, inherited attributes first (overridden by the body's own).

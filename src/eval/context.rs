@@ -273,6 +273,37 @@ impl EvalEnv for Context {
         }
         serde_json::Value::Array(out)
     }
+    fn sort_container(&mut self, name: &str) {
+        let r = VarRef::parse(name);
+        let (ns, scope) = r.resolve_scope(self);
+        // a classic array element `a[k]` is a variable of its own; otherwise walk into the container
+        let mut key = (ns.clone(), scope.clone(), r.lval());
+        let mut path: &[String] = &[];
+        if !self.vars.contains_key(&key) {
+            key = (ns, scope, r.name.clone());
+            path = &r.indices;
+        }
+        let Some(VarEntry {
+            value: Value::Data(d),
+            ..
+        }) = self.vars.get_mut(&key)
+        else {
+            return;
+        };
+        let mut cur = d;
+        for k in path {
+            let next = match cur {
+                serde_json::Value::Object(m) => m.get_mut(k),
+                serde_json::Value::Array(a) => k.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
+                _ => None,
+            };
+            match next {
+                Some(n) => cur = n,
+                None => return,
+            }
+        }
+        crate::expr::env::sort_json_keys(cur);
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@ pub struct Limits {
     pub max_call_depth: usize,
     /// Most iterations of one promise.
     pub max_iterations: usize,
+    /// Seconds cfsim waits for a line of a promise module's answer before killing it (`--exec`).
+    pub module_timeout_secs: u64,
 }
 
 impl Default for Limits {
@@ -41,6 +43,7 @@ impl Default for Limits {
         Limits {
             max_call_depth: 64,
             max_iterations: 100_000,
+            module_timeout_secs: crate::module::promise_module::DEFAULT_TIMEOUT_SECS,
         }
     }
 }
@@ -167,6 +170,8 @@ pub struct Engine<'h> {
     pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
     /// Bundle (index) and file of the promise under evaluation.
     pub cur_file: usize,
+    /// Promise modules started for custom promise types (`--exec`), terminated at the end of the run.
+    pub modules: crate::promise::custom::Modules,
 }
 
 impl<'h> Engine<'h> {
@@ -203,6 +208,7 @@ impl<'h> Engine<'h> {
             fatal: false,
             cur_file: 0,
             promise_types: Vec::new(),
+            modules: Default::default(),
         };
         e.add_loaded(loaded);
         e

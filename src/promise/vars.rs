@@ -43,7 +43,11 @@ fn to_typed(ty: &str, v: Value) -> Option<Value> {
             Value::List(ListKind::Slist, crate::value::json_scalar_values(&d))
         }
         ("data", Value::Data(d)) => Value::Data(d),
-        ("data", Value::Scalar(_, s)) => Value::Data(serde_json::from_str(&s).ok()?),
+        ("data", Value::Scalar(_, s)) => {
+            let mut d = serde_json::from_str(&s).ok()?;
+            crate::functions::json::store_numbers(&mut d);
+            Value::Data(d)
+        }
         ("data", Value::List(_, l)) => Value::Data(serde_json::Value::Array(
             l.into_iter().map(serde_json::Value::String).collect(),
         )),
