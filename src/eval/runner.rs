@@ -139,7 +139,13 @@ impl Engine<'_> {
             }
         }
         let counts = self.counts.pop().unwrap_or_default();
-        self.verbose_bundle_end(&def, counts);
+        // a fatal error exits the agent at once: no summary, no end banner (recorded)
+        if !self.fatal {
+            self.verbose_bundle_end(&def, counts);
+            if !via_methods {
+                self.verbose_bundle_end_banner(&def.name);
+            }
+        }
         // the agent's counters run on: a caller's summary includes its callees' promises (recorded)
         if let Some(parent) = self.counts.last_mut() {
             parent.kept += counts.kept;
@@ -192,7 +198,13 @@ impl Engine<'_> {
                     }
                 }
             }
-            if t == "classes" {
+            // the agent resolves vars and defaults again only after a classes section it ran
+            let ran = def
+                .bundle
+                .sections
+                .iter()
+                .any(|s| s.promise_type == t && !s.promises.is_empty());
+            if t == "classes" && ran {
                 self.bundle_resolve(def);
                 let saved = self.stage;
                 if saved == "pass" {

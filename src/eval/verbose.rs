@@ -51,7 +51,17 @@ impl Engine<'_> {
         self.v(&format!("B: {STARS}"));
     }
 
-    /// The accounting summary and `B: END bundle NAME`.
+    /// `B: END bundle NAME` (for a methods call the agent prints it after the method's outcome).
+    pub fn verbose_bundle_end_banner(&mut self, name: &str) {
+        if !self.verbose_on() {
+            return;
+        }
+        self.v(&format!("B: {STARS}"));
+        self.v(&format!("B: END bundle {name}"));
+        self.v(&format!("B: {STARS}"));
+    }
+
+    /// The accounting summary printed when the bundle's frame is popped.
     pub fn verbose_bundle_end(&mut self, def: &BundleDef, c: Counts) {
         if !self.verbose_on() {
             return;
@@ -71,9 +81,6 @@ impl Engine<'_> {
         if total == 0 {
             self.v(&format!("A: Zero promises executed for bundle '{n}'"));
             self.v("A: ...................................................");
-            self.v(&format!("B: {STARS}"));
-            self.v(&format!("B: END bundle {n}"));
-            self.v(&format!("B: {STARS}"));
             return;
         }
         self.v(&format!("A: Promises kept in '{n}' = {}", c.kept));
@@ -83,9 +90,6 @@ impl Engine<'_> {
             "A: Aggregate compliance (promises kept/repaired) for bundle '{n}' = {pct:.1}%"
         ));
         self.v("A: ...................................................");
-        self.v(&format!("B: {STARS}"));
-        self.v(&format!("B: END bundle {n}"));
-        self.v(&format!("B: {STARS}"));
     }
 
     /// `V:`/`C:` banner at the start of a section in a pass.

@@ -142,8 +142,9 @@ fn bundlesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         })
         .map(|b| format!("{}:{}", b.ns, b.name))
         .collect();
-    out.sort();
-    out.dedup();
+    // the agent prepends each match while walking the policy's bundles: last defined first (recorded:
+    // policies/eval/meta/meta_promises)
+    out.reverse();
     Ok(Value::slist(out))
 }
 

@@ -152,6 +152,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     } else {
         e.returncode_outcome(def, p, &cmd, ran.code)
     };
+    // outcome classes are set with the exit-code verdict, before the quoted output is flushed (recorded)
+    e.record_outcome(def, p, outcome);
     if show_output && !ran.output.is_empty() {
         let tag = q_tag(&cmd);
         // empty lines are not quoted (recorded)
@@ -171,8 +173,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             ),
         );
     }
-    // outcome classes are set before the agent says the command completed (recorded)
-    e.record_outcome(def, p, outcome);
     if !ran.simulated_unknown {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }

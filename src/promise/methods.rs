@@ -156,6 +156,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     e.pending_call = Some((stack, call_text));
     let agg = e.run_bundle(bi, &args, true, inherit, promiser);
     e.cur = event;
+    if e.fatal {
+        // the agent exits at once: no outcome, no end banner
+        if let Some(ev) = e.trace.get_mut(slot) {
+            ev.outcome = Some(Outcome::Failed.name().to_string());
+        }
+        return;
+    }
     let results = std::mem::take(&mut e.last_results);
     if let Some(rv) = Engine::constraint(p, "useresult") {
         let ret = e.scalar_of(rv).unwrap_or_default();
@@ -179,6 +186,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Outcome::Kept
     };
     e.record_outcome(def, p, outcome);
+    e.verbose_bundle_end_banner(
+        &e.bundles
+            .get(bi)
+            .map(|b| b.name.clone())
+            .unwrap_or_default(),
+    );
     e.verbose_promise_end("methods", promiser, outcome);
     let done = std::mem::take(&mut e.cur);
     if let Some(ev) = e.trace.get_mut(slot) {

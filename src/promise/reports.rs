@@ -17,13 +17,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some(skip), None);
         return;
     }
-    let digest = e.digest(def, "reports", p, promiser);
-    if !e.done.insert(digest) {
-        e.end_event(Some("already_done"), None);
-        return;
-    }
-    e.verbose_promise_begin(def, "reports", p, promiser);
     if let Some(rv) = Engine::constraint(p, "bundle_return_value_index") {
+        // a return value is stored before any lock or banner, in every pass, and is not audited:
+        // only `A: Promise was KEPT` / `P: END` show it (recorded: methods/useresult)
         let k = e.scalar_of(rv).unwrap_or_default();
         e.ctx.set_var(
             (
@@ -35,9 +31,24 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             vec!["source=bundle".into()],
         );
         if let Some(r) = e.results.last_mut() {
-            r.push((k, promiser.to_string()));
+            match r.iter_mut().find(|(key, _)| *key == k) {
+                Some(slot) => slot.1 = promiser.to_string(),
+                None => r.push((k, promiser.to_string())),
+            }
         }
-    } else if let Some(rv) = Engine::constraint(p, "report_to_file") {
+        if e.stage == "pass" {
+            e.verbose_promise_end("reports", promiser, Outcome::Kept);
+        }
+        e.end_event(None, Some(Outcome::Kept));
+        return;
+    }
+    let digest = e.digest(def, "reports", p, promiser);
+    if !e.done.insert(digest) {
+        e.end_event(Some("already_done"), None);
+        return;
+    }
+    e.verbose_promise_begin(def, "reports", p, promiser);
+    if let Some(rv) = Engine::constraint(p, "report_to_file") {
         // Simulation never writes: a missing directory gives the agent's error, otherwise an info line.
         let file = e.scalar_of(rv).unwrap_or_default();
         let dir = file.rsplit_once('/').map_or("", |(d, _)| d).to_string();
