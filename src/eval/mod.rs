@@ -153,6 +153,9 @@ pub struct Engine<'h> {
     /// The `bundle_return_value_index` results of the activation that just ended.
     pub last_results: Vec<(String, String)>,
     pub pass: u8,
+    /// The agent's pass counter as `-v` shows it: one global, set before each promise of a pass and left
+    /// at the last pass of a called bundle (so later iterations of a methods promise say pass 3).
+    pub agent_pass: u8,
     /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
     pub stage: &'static str,
     /// 1-based index of the iteration binding under evaluation.
@@ -196,6 +199,7 @@ impl<'h> Engine<'h> {
             results: Vec::new(),
             last_results: Vec::new(),
             pass: 0,
+            agent_pass: 0,
             stage: "preeval",
             iteration: 1,
             counts: Vec::new(),

@@ -119,8 +119,7 @@ impl Engine<'_> {
                     super::output::LogLevel::Verbose,
                     &format!(
                         "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass {}",
-                        def.name,
-                        if via_methods { saved_pass } else { 0 }
+                        def.name, self.agent_pass
                     ),
                 );
             }
@@ -192,6 +191,7 @@ impl Engine<'_> {
             }
             for s in def.bundle.sections.iter().filter(|s| s.promise_type == t) {
                 for p in &s.promises {
+                    self.agent_pass = self.pass;
                     self.eval_promise(def, &t, p);
                     if self.fatal {
                         return;

@@ -9,6 +9,46 @@ use crate::syntax::ast::Promise;
 const STARS: &str = "*****************************************************************";
 const DOTS: &str = ".........................................................";
 
+/// Longest head and tail the agent keeps of a multi-line promiser (`CF_MAXFRAGMENT`).
+const MAX_FRAGMENT: usize = 19;
+
+/// How the agent shows a promiser in `-v` banners and stack paths: a multi-line text becomes its first
+/// line (at most 19 bytes), `...` and the last 19 bytes of its last line; the mangled namespace and scope
+/// separators `*` and `#` are shown as `:` and `.` (recorded: reports/multiline_and_escapes).
+pub fn abbreviated_promiser(promiser: &str) -> String {
+    let b = promiser.as_bytes();
+    let text: Vec<u8> = match (
+        b.iter().position(|&c| c == b'\n'),
+        b.iter().rposition(|&c| c == b'\n'),
+    ) {
+        (Some(first), Some(last)) => {
+            let head = &b[..first.min(MAX_FRAGMENT)];
+            let tail = &b[last + 1..];
+            let tail = &tail[tail.len().saturating_sub(MAX_FRAGMENT)..];
+            [head, b"...", tail].concat()
+        }
+        _ => b.to_vec(),
+    };
+    String::from_utf8_lossy(&text)
+        .chars()
+        .map(|c| match c {
+            '*' => ':',
+            '#' => '.',
+            c => c,
+        })
+        .collect()
+}
+
+/// `s` cut at `max` bytes like C's `%.Ns`, with `mark` appended when it was longer.
+fn cut_bytes(s: &str, max: usize, mark: &str) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut out = String::from_utf8_lossy(&s.as_bytes()[..max]).into_owned();
+    out.push_str(mark);
+    out
+}
+
 /// Per-activation promise counts for the accounting summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -140,10 +180,10 @@ impl Engine<'_> {
         self.v(&format!("P: {DOTS}"));
         self.v(&format!(
             "P: BEGIN promise '{handle}' of type \"{t}\" (pass {})",
-            self.pass
+            self.agent_pass
         ));
-        // the agent cuts these at 40 characters (recorded)
-        let shown: String = promiser.chars().take(40).collect();
+        // abbreviated, then cut at 40 bytes (recorded: reports/multiline_and_escapes)
+        let shown = cut_bytes(&abbreviated_promiser(promiser), 40, "");
         self.v(&format!("P:    Promiser/affected object: '{shown}'"));
         if call_text.is_empty() {
             self.v(&format!("P:    Part of bundle: {}", def.name));
@@ -165,8 +205,10 @@ impl Engine<'_> {
             }
         }
         self.v(&format!(
-            "P:    Stack path: {stack}/{}/{}/{t}/'{promiser}'[{idx}]",
-            def.ns, def.name
+            "P:    Stack path: {stack}/{}/{}/{t}/'{}'[{idx}]",
+            def.ns,
+            def.name,
+            abbreviated_promiser(promiser)
         ));
         if let Some(rv) = Self::constraint(p, "comment") {
             let c = self.scalar_of(rv).unwrap_or_default();
@@ -213,11 +255,7 @@ impl Engine<'_> {
         };
         self.v(&format!("A: Promise {word}"));
         // and this one at 30, marked with `...` (recorded)
-        let shown = if promiser.chars().count() > 30 {
-            format!("{}...", promiser.chars().take(30).collect::<String>())
-        } else {
-            promiser.to_string()
-        };
+        let shown = cut_bytes(promiser, 30, "...");
         self.v(&format!("P: END {t} promise ({shown})"));
     }
 }

@@ -97,7 +97,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                     _ => String::new(),
                 })
                 .collect();
-            call_text = format!("{}( {{{}}})", c.name, raw.join(","));
+            // the agent's banner names the bundle without its namespace (recorded:
+            // namespaces/ns_bundle_with_args)
+            let shown = e.expand(&c.name).text;
+            let shown = shown.rsplit(':').next().unwrap_or_default();
+            call_text = format!("{shown}( {{{}}})", raw.join(","));
             let Some(args) = eval_args(e, &c.args) else {
                 e.end_event(Some("unresolved"), None);
                 return;
@@ -128,6 +132,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             Some(v) if matches!(v.value.as_scalar(), Some("true" | "yes" | "on"))
         );
         if ignore {
+            // the error is the promise's not-kept outcome: audited, classes body applied (recorded)
+            e.record_outcome(def, p, Outcome::Failed);
             e.verbose_promise_end("methods", promiser, Outcome::Failed);
             e.end_event(Some("missing_bundle"), None);
             return;
@@ -150,7 +156,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     e.end_event(None, None);
     let name = name.to_string();
     let stack = match e.ctx.frames.last() {
-        Some(f) => format!("{}/{}/{}/methods/'{promiser}'", f.stack, f.ns, f.bundle),
+        Some(f) => format!(
+            "{}/{}/{}/methods/'{}'",
+            f.stack,
+            f.ns,
+            f.bundle,
+            crate::eval::verbose::abbreviated_promiser(promiser)
+        ),
         None => String::new(),
     };
     e.pending_call = Some((stack, call_text));
