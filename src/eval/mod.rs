@@ -156,6 +156,9 @@ pub struct Engine<'h> {
     /// The agent's pass counter as `-v` shows it: one global, set before each promise of a pass and left
     /// at the last pass of a called bundle (so later iterations of a methods promise say pass 3).
     pub agent_pass: u8,
+    /// The agent's global "bundle arguments" as `-v` banners show them (`name( {…})`, empty: none): set
+    /// when a bundle starts, cleared when it returns, not restored for the caller.
+    pub bundle_args: String,
     /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
     pub stage: &'static str,
     /// 1-based index of the iteration binding under evaluation.
@@ -200,6 +203,7 @@ impl<'h> Engine<'h> {
             last_results: Vec::new(),
             pass: 0,
             agent_pass: 0,
+            bundle_args: String::new(),
             stage: "preeval",
             iteration: 1,
             counts: Vec::new(),

@@ -113,6 +113,12 @@ impl Engine<'_> {
         self.counts.push(super::verbose::Counts::default());
         self.results.push(Vec::new());
         self.verbose_bundle_begin(&def);
+        self.bundle_args = self
+            .ctx
+            .frames
+            .last()
+            .map(|f| f.call_text.clone())
+            .unwrap_or_default();
         if self.verbose_on() {
             for p in &params {
                 self.log(
@@ -152,6 +158,8 @@ impl Engine<'_> {
             parent.notkept += counts.notkept;
         }
         self.ctx.frames.pop();
+        // the caller's later promises show no arguments (recorded: methods/bundle_args_banner)
+        self.bundle_args.clear();
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {
             for p in &params {

@@ -173,10 +173,13 @@ impl Engine<'_> {
         };
         let guard = p.guard.expr.clone();
         let idx = self.iteration;
-        let (stack, call_text) = match self.ctx.frames.last() {
-            Some(f) => (f.stack.clone(), f.call_text.clone()),
-            None => (String::new(), String::new()),
-        };
+        let stack = self
+            .ctx
+            .frames
+            .last()
+            .map(|f| f.stack.clone())
+            .unwrap_or_default();
+        let call_text = self.bundle_args.clone();
         self.v(&format!("P: {DOTS}"));
         self.v(&format!(
             "P: BEGIN promise '{handle}' of type \"{t}\" (pass {})",

@@ -101,7 +101,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             // namespaces/ns_bundle_with_args)
             let shown = e.expand(&c.name).text;
             let shown = shown.rsplit(':').next().unwrap_or_default();
-            call_text = format!("{shown}( {{{}}})", raw.join(","));
+            if !raw.is_empty() {
+                call_text = format!("{shown}( {{{}}})", raw.join(","));
+            }
             let Some(args) = eval_args(e, &c.args) else {
                 e.end_event(Some("unresolved"), None);
                 return;
