@@ -201,11 +201,14 @@ impl Engine<'_> {
         let if_rv = Self::constraint(p, "if")
             .or_else(|| Self::constraint(p, "ifvarclass"))
             .or(var_guard.as_ref());
-        for (label, rv) in [("if", if_rv), ("unless", Self::constraint(p, "unless"))] {
-            if let Some(rv) = rv {
-                let shown = self.condition_text(rv);
-                self.v(&format!("P:    \"{label}\" class condition: {shown}"));
-            }
+        // one condition line: `if` (or `ifvarclass`), else `unless`
+        let cond = match if_rv {
+            Some(rv) => Some(("if", rv)),
+            None => Self::constraint(p, "unless").map(|rv| ("unless", rv)),
+        };
+        if let Some((label, rv)) = cond {
+            let shown = self.condition_text(rv);
+            self.v(&format!("P:    \"{label}\" class condition: {shown}"));
         }
         self.v(&format!(
             "P:    Stack path: {stack}/{}/{}/{t}/'{}'[{idx}]",
