@@ -148,6 +148,23 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("missing_bundle"), Some(Outcome::Failed));
         return;
     };
+    if e.warn_only(def, p) {
+        // the bundle is not run; the agent still prints its end banner (recorded: commands/action_warn)
+        e.log(
+            LogLevel::Warning,
+            &format!("Bundle '{written}' should be invoked, but only a warning was promised!"),
+        );
+        e.record_outcome(def, p, Outcome::Failed);
+        let shown = e
+            .bundles
+            .get(bi)
+            .map(|b| b.name.clone())
+            .unwrap_or_default();
+        e.verbose_bundle_end_banner(&shown);
+        e.verbose_promise_end("methods", promiser, Outcome::Failed);
+        e.end_event(None, Some(Outcome::Failed));
+        return;
+    }
     let inherit = match Engine::constraint(p, "inherit") {
         Some(rv) => e.scalar_of(rv).as_deref() == Some("true"),
         None => false,

@@ -48,7 +48,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         return;
     }
     e.verbose_promise_begin(def, "reports", p, promiser);
-    if let Some(rv) = Engine::constraint(p, "report_to_file") {
+    // `-n` or a warn-only action: a report that would need repair, not kept (recorded)
+    let warn = e.warn_only(def, p);
+    if warn {
+        e.log(
+            crate::eval::output::LogLevel::Warning,
+            &format!("Need to repair reports promise: {promiser}"),
+        );
+    } else if let Some(rv) = Engine::constraint(p, "report_to_file") {
         // Simulation never writes: a missing directory gives the agent's error, otherwise an info line.
         let file = e.scalar_of(rv).unwrap_or_default();
         let dir = file.rsplit_once('/').map_or("", |(d, _)| d).to_string();
@@ -69,21 +76,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 &format!("Could not open log file '{file}', message '{promiser}'. (fopen: No such file or directory)"),
             );
         }
-    } else if e.opts.dry_run {
-        e.log(
-            crate::eval::output::LogLevel::Warning,
-            &format!("Need to repair reports promise: {promiser}"),
-        );
     } else {
         e.out.raw(format!("R: {promiser}"));
         print_file(e, def, p);
     }
-    // in dry-run mode a report is a promise that would need repair: not kept (recorded)
-    let outcome = if e.opts.dry_run {
-        Outcome::Failed
-    } else {
-        Outcome::Kept
-    };
+    let outcome = if warn { Outcome::Failed } else { Outcome::Kept };
     e.record_outcome(def, p, outcome);
     e.verbose_promise_end("reports", promiser, outcome);
     e.end_event(None, Some(Outcome::Kept));
