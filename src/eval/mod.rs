@@ -159,6 +159,8 @@ pub struct Engine<'h> {
     /// The agent's global "bundle arguments" as `-v` banners show them (`name( {…})`, empty: none): set
     /// when a bundle starts, cleared when it returns, not restored for the caller.
     pub bundle_args: String,
+    /// Set by `methods` just before a call: the kind of each argument (`s` scalar, `f` function call).
+    pub pending_arg_kinds: Vec<char>,
     /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
     pub stage: &'static str,
     /// 1-based index of the iteration binding under evaluation.
@@ -204,6 +206,7 @@ impl<'h> Engine<'h> {
             pass: 0,
             agent_pass: 0,
             bundle_args: String::new(),
+            pending_arg_kinds: Vec::new(),
             stage: "preeval",
             iteration: 1,
             counts: Vec::new(),

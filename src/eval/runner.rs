@@ -119,14 +119,24 @@ impl Engine<'_> {
             .last()
             .map(|f| f.call_text.clone())
             .unwrap_or_default();
-        if self.verbose_on() {
-            for p in &params {
+        // per parameter: the agent's note with the argument's kind (`s` scalar, `f` function call), then
+        // the error of a call argument that gave no scalar (recorded: policies/agent/methods_args)
+        let kinds = std::mem::take(&mut self.pending_arg_kinds);
+        for (i, p) in params.iter().enumerate() {
+            let kind = kinds.get(i).copied().unwrap_or('s');
+            if self.verbose_on() {
                 self.log(
                     super::output::LogLevel::Verbose,
                     &format!(
-                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass {}",
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: {kind}) in pass {}",
                         def.name, self.agent_pass
                     ),
+                );
+            }
+            if kind == 'f' && matches!(args.get(i), Some(None)) {
+                self.log(
+                    LogLevel::Error,
+                    "Only functions returning scalars can be used as arguments",
                 );
             }
         }

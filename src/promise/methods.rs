@@ -9,9 +9,13 @@ use crate::expr::expand::{naked_list_name, resolve, Resolved};
 use crate::syntax::ast::{Promise, Rval};
 use crate::value::Value;
 
-fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
+/// The values of a call's arguments (`None`: a function call that gave no scalar; the callee logs the
+/// agent's error after its parameter note) and their kinds (`s` scalar, `f` function call).
+fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<(Vec<Option<Value>>, Vec<char>)> {
     let mut out = Vec::new();
+    let mut kinds = Vec::new();
     for a in args {
+        kinds.push(if matches!(a, Rval::Call(_)) { 'f' } else { 's' });
         match a {
             Rval::Scalar(s) => {
                 if let Some(name) = naked_list_name(&s.value) {
@@ -29,17 +33,16 @@ fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
                 }
                 out.push(Some(Value::str(e.expand(&s.value).text)));
             }
-            Rval::Call(c) => {
-                // recorded: a call as a bundle argument is refused (once its own arguments resolve)
-                // and the parameter stays unset
-                let _ = c;
-                e.log(
-                    LogLevel::Error,
-                    "Only functions returning scalars can be used as arguments",
-                );
-                out.push(None);
-                continue;
-            }
+            // a call is evaluated when the bundle starts: a scalar result is the parameter, anything
+            // else (unresolved arguments, a list, a failure) leaves it unset (recorded:
+            // methods/function_arguments)
+            Rval::Call(c) => match e.call_function(c) {
+                RvalResult::Value {
+                    value: Value::Scalar(_, s),
+                    unresolved: false,
+                } => out.push(Some(Value::str(s))),
+                _ => out.push(None),
+            },
             other => match e.eval_rval(other) {
                 RvalResult::Value { value, .. } => out.push(Some(value)),
                 RvalResult::Skip => return None,
@@ -47,7 +50,21 @@ fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
             },
         }
     }
-    Some(out)
+    Some((out, kinds))
+}
+
+/// A function call as the agent writes it in banners: `name("arg","arg")`, arguments expanded.
+fn written_call(e: &Engine<'_>, c: &crate::syntax::ast::Call) -> String {
+    let args: Vec<String> = c
+        .args
+        .iter()
+        .map(|a| match a {
+            Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
+            Rval::Call(inner) => written_call(e, inner),
+            _ => String::new(),
+        })
+        .collect();
+    format!("{}({})", c.name, args.join(","))
 }
 
 /// The promise as its identity sees it: calls given as bundle arguments count unexpanded (recorded: the
@@ -94,6 +111,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                         format!("\"{}\"", s.value)
                     }
                     Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
+                    Rval::Call(inner) => written_call(e, inner),
                     _ => String::new(),
                 })
                 .collect();
@@ -104,10 +122,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             if !raw.is_empty() {
                 call_text = format!("{shown}( {{{}}})", raw.join(","));
             }
-            let Some(args) = eval_args(e, &c.args) else {
+            let Some((args, kinds)) = eval_args(e, &c.args) else {
                 e.end_event(Some("unresolved"), None);
                 return;
             };
+            e.pending_arg_kinds = kinds;
             (c.name.clone(), args)
         }
         Some(Rval::Scalar(s)) => (e.expand(&s.value).text, Vec::new()),
