@@ -196,13 +196,25 @@ impl Engine<'_> {
         }
     }
 
-    /// Stage 7 of the agent ("preliminary convergence"), reduced to its visible effect: literal class
-    /// expressions of `if`/`ifvarclass`/`unless` that are errors are reported once.
+    /// Stage 7 of the agent ("preliminary convergence"), reduced to its visible effect: class guards and
+    /// literal class expressions of `if`/`ifvarclass`/`unless` that are errors are reported once
+    /// (recorded: guards/whitespace_in_guard).
     pub fn preliminary_checks(&mut self) {
         let mut msgs = Vec::new();
         for b in &self.bundles {
             for s in &b.bundle.sections {
                 for p in &s.promises {
+                    let guard = match &p.var_guard {
+                        Some(g) if !g.value.contains('$') => g.value.as_str(),
+                        _ => p.guard.expr.as_str(),
+                    };
+                    if let Err(e @ crate::expr::classexpr::ClassExprError::Whitespace(_)) =
+                        crate::expr::classexpr::parse(guard)
+                    {
+                        // a guard that is an error skips the rest of the promise
+                        msgs.push(e.to_string());
+                        continue;
+                    }
                     for c in &p.constraints {
                         if !matches!(c.lval.as_str(), "if" | "ifvarclass" | "unless") {
                             continue;
