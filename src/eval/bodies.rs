@@ -82,6 +82,21 @@ impl Engine<'_> {
         self.resolve_body(body_type, &name, &args, &def.ns, 0)
     }
 
+    /// Whether the promise may only warn: `-n` (dry run) or an action body with `action_policy` `warn` or
+    /// `nop` (recorded: commands/action_warn).
+    pub fn warn_only(&mut self, def: &BundleDef, p: &Promise) -> bool {
+        if self.opts.dry_run {
+            return true;
+        }
+        if Self::constraint(p, "action").is_none() {
+            return false;
+        }
+        let attrs = self.body_attrs(def, p, "action", "action");
+        attrs.iter().any(|(l, rv)| {
+            l == "action_policy" && matches!(self.scalar_of(rv).as_deref(), Some("warn" | "nop"))
+        })
+    }
+
     fn resolve_body(
         &mut self,
         body_type: &str,

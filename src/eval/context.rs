@@ -173,7 +173,13 @@ impl VarLookup for Context {
 }
 
 impl EvalEnv for Context {
+    /// The agent's EvalTokenAsClass: `any` in every namespace, hard classes only unqualified or in
+    /// `default`, a bundle-local class by its name whatever the namespace written (recorded:
+    /// guards/qualified_class_names).
     fn class_defined(&self, ns: Option<&str>, name: &str) -> bool {
+        if name == "any" {
+            return true;
+        }
         if self.hard.contains_key(name) {
             return ns.is_none_or(|n| n == "default");
         }
@@ -186,7 +192,7 @@ impl EvalEnv for Context {
             }
             Some(n) => {
                 self.soft.contains_key(&(n.to_string(), name.to_string()))
-                    || (n == self.current_ns() && self.local_defined(name))
+                    || self.local_defined(name)
             }
         }
     }

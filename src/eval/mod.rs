@@ -156,6 +156,14 @@ pub struct Engine<'h> {
     /// The `bundle_return_value_index` results of the activation that just ended.
     pub last_results: Vec<(String, String)>,
     pub pass: u8,
+    /// The agent's pass counter as `-v` shows it: one global, set before each promise of a pass and left
+    /// at the last pass of a called bundle (so later iterations of a methods promise say pass 3).
+    pub agent_pass: u8,
+    /// The agent's global "bundle arguments" as `-v` banners show them (`name( {…})`, empty: none): set
+    /// when a bundle starts, cleared when it returns, not restored for the caller.
+    pub bundle_args: String,
+    /// Set by `methods` just before a call: the kind of each argument (`s` scalar, `f` function call).
+    pub pending_arg_kinds: Vec<char>,
     /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
     pub stage: &'static str,
     /// 1-based index of the iteration binding under evaluation.
@@ -201,6 +209,9 @@ impl<'h> Engine<'h> {
             results: Vec::new(),
             last_results: Vec::new(),
             pass: 0,
+            agent_pass: 0,
+            bundle_args: String::new(),
+            pending_arg_kinds: Vec::new(),
             stage: "preeval",
             iteration: 1,
             counts: Vec::new(),

@@ -196,33 +196,56 @@ impl Engine<'_> {
         }
     }
 
-    /// Stage 7 of the agent ("preliminary convergence"), reduced to its visible effect: literal class
-    /// expressions of `if`/`ifvarclass`/`unless` that are errors are reported once.
+    /// Stage 7 of the agent ("preliminary convergence": every promise of every bundle expanded once, in
+    /// written order), reduced to its visible effects: a quoted class guard with blank-separated names is
+    /// an error (recorded: guards/whitespace_in_guard); under a guard that holds, unquoted words naming no
+    /// body or bundle, then literal `if`/`ifvarclass`/`unless` expressions that are errors.
     pub fn preliminary_checks(&mut self) {
-        let mut msgs = Vec::new();
-        for b in &self.bundles {
-            for s in &b.bundle.sections {
+        for i in 0..self.bundles.len() {
+            let Some(def) = self.bundles.get(i).cloned() else {
+                continue;
+            };
+            self.cur_file = def.file;
+            self.ctx.frames.push(super::context::Frame {
+                ns: def.ns.clone(),
+                bundle: def.name.clone(),
+                ..Default::default()
+            });
+            for s in &def.bundle.sections {
                 for p in &s.promises {
-                    for c in &p.constraints {
-                        if !matches!(c.lval.as_str(), "if" | "ifvarclass" | "unless") {
-                            continue;
-                        }
-                        if let crate::syntax::ast::Rval::Scalar(x) = &c.rval {
-                            if x.value.contains('$') {
-                                continue;
-                            }
-                            if let Err(e @ crate::expr::classexpr::ClassExprError::Whitespace(_)) =
-                                crate::expr::classexpr::parse(&x.value)
-                            {
-                                msgs.push(e.to_string());
-                            }
-                        }
-                    }
+                    self.preliminary_promise(&def, p);
                 }
             }
+            self.ctx.frames.pop();
         }
-        for m in msgs {
-            self.log(LogLevel::Error, &m);
+    }
+
+    fn preliminary_promise(&mut self, def: &super::BundleDef, p: &crate::syntax::ast::Promise) {
+        use crate::expr::classexpr::{parse, ClassExprError};
+        let guard = match &p.var_guard {
+            Some(g) if !g.value.contains('$') => g.value.as_str(),
+            _ => p.guard.expr.as_str(),
+        };
+        if let Err(e @ ClassExprError::Whitespace(_)) = parse(guard) {
+            self.log(LogLevel::Error, &e.to_string());
+            return;
+        }
+        if self.eval_class_str(&p.guard.expr) != Ok(true) {
+            return;
+        }
+        self.bare_reference_errors(def, p);
+        for c in &p.constraints {
+            if !matches!(c.lval.as_str(), "if" | "ifvarclass" | "unless") {
+                continue;
+            }
+            if let crate::syntax::ast::Rval::Scalar(x) = &c.rval {
+                if x.value.contains('$') {
+                    continue;
+                }
+                if let Err(e @ ClassExprError::Whitespace(_)) = parse(&x.value) {
+                    self.log(LogLevel::Error, &e.to_string());
+                }
+            }
         }
     }
 

@@ -113,15 +113,30 @@ impl Engine<'_> {
         self.counts.push(super::verbose::Counts::default());
         self.results.push(Vec::new());
         self.verbose_bundle_begin(&def);
-        if self.verbose_on() {
-            for p in &params {
+        self.bundle_args = self
+            .ctx
+            .frames
+            .last()
+            .map(|f| f.call_text.clone())
+            .unwrap_or_default();
+        // per parameter: the agent's note with the argument's kind (`s` scalar, `f` function call), then
+        // the error of a call argument that gave no scalar (recorded: policies/agent/methods_args)
+        let kinds = std::mem::take(&mut self.pending_arg_kinds);
+        for (i, p) in params.iter().enumerate() {
+            let kind = kinds.get(i).copied().unwrap_or('s');
+            if self.verbose_on() {
                 self.log(
                     super::output::LogLevel::Verbose,
                     &format!(
-                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass {}",
-                        def.name,
-                        if via_methods { saved_pass } else { 0 }
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: {kind}) in pass {}",
+                        def.name, self.agent_pass
                     ),
+                );
+            }
+            if kind == 'f' && matches!(args.get(i), Some(None)) {
+                self.log(
+                    LogLevel::Error,
+                    "Only functions returning scalars can be used as arguments",
                 );
             }
         }
@@ -139,7 +154,13 @@ impl Engine<'_> {
             }
         }
         let counts = self.counts.pop().unwrap_or_default();
-        self.verbose_bundle_end(&def, counts);
+        // a fatal error exits the agent at once: no summary, no end banner (recorded)
+        if !self.fatal {
+            self.verbose_bundle_end(&def, counts);
+            if !via_methods {
+                self.verbose_bundle_end_banner(&def.name);
+            }
+        }
         // the agent's counters run on: a caller's summary includes its callees' promises (recorded)
         if let Some(parent) = self.counts.last_mut() {
             parent.kept += counts.kept;
@@ -147,6 +168,8 @@ impl Engine<'_> {
             parent.notkept += counts.notkept;
         }
         self.ctx.frames.pop();
+        // the caller's later promises show no arguments (recorded: methods/bundle_args_banner)
+        self.bundle_args.clear();
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {
             for p in &params {
@@ -186,13 +209,20 @@ impl Engine<'_> {
             }
             for s in def.bundle.sections.iter().filter(|s| s.promise_type == t) {
                 for p in &s.promises {
+                    self.agent_pass = self.pass;
                     self.eval_promise(def, &t, p);
                     if self.fatal {
                         return;
                     }
                 }
             }
-            if t == "classes" {
+            // the agent resolves vars and defaults again only after a classes section it ran
+            let ran = def
+                .bundle
+                .sections
+                .iter()
+                .any(|s| s.promise_type == t && !s.promises.is_empty());
+            if t == "classes" && ran {
                 self.bundle_resolve(def);
                 let saved = self.stage;
                 if saved == "pass" {
@@ -237,6 +267,7 @@ impl Engine<'_> {
             self.end_event(Some("guard"), None);
             return;
         }
+        self.bare_reference_errors(def, p);
         let mut strings: Vec<&str> = vec![&p.promiser.value];
         if let Some(pe) = &p.promisee {
             rval_strings(pe, &mut strings);
@@ -283,6 +314,45 @@ impl Engine<'_> {
             }
         }
         self.ctx.overlay.clear();
+    }
+
+    /// The agent's DeRefCopyPromise check, made every time a promise whose guard holds is expanded: an
+    /// unquoted word as a constraint value (other than `if`/`ifvarclass`) that names neither a body of
+    /// that type nor a bundle is an error (recorded: methods/unquoted_bundle_name).
+    pub fn bare_reference_errors(&mut self, def: &BundleDef, p: &Promise) {
+        for c in &p.constraints {
+            let Rval::Scalar(x) = &c.rval else {
+                continue;
+            };
+            if x.quote != crate::syntax::ast::Quote::Bare
+                || matches!(c.lval.as_str(), "if" | "ifvarclass")
+            {
+                continue;
+            }
+            if self.find_body(&c.lval, &x.value, &def.ns).is_some() {
+                continue;
+            }
+            let (ns, name) = super::split_ns(&x.value, &def.ns);
+            if self.find_bundle(ns, name).is_some() {
+                continue;
+            }
+            let file = self
+                .files
+                .get(def.file)
+                .map(|f| f.path.clone())
+                .unwrap_or_default();
+            let line = self
+                .files
+                .get(def.file)
+                .map_or(0, |f| f.lines.line(p.promiser.span.start));
+            self.log(
+                LogLevel::Error,
+                &format!(
+                    "Apparent bundle '{}' was undeclared, but used in a promise near line {line} of {file} (possible unquoted literal value)",
+                    x.value
+                ),
+            );
+        }
     }
 
     fn set_this(&mut self, def: &BundleDef, p: &Promise) {

@@ -105,17 +105,22 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             return;
         }
     }
-    let mut ran = run(e, &cmd, module, useshell, timeout);
-    if e.opts.dry_run {
+    if e.warn_only(def, p) {
+        // nothing runs: `-n` says what would run, a warn-only action that it needs to run; either way
+        // the promise is not kept and its repair_failed classes are set (recorded: commands/action_warn)
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
-        e.log(LogLevel::Warning, &format!("Would execute script '{cmd}'"));
+        let msg = if e.opts.dry_run {
+            format!("Would execute script '{cmd}'")
+        } else {
+            format!("Command '{cmd}' needs to be executed, but only warning was promised")
+        };
+        e.log(LogLevel::Warning, &msg);
+        e.record_outcome(def, p, Outcome::Failed);
         e.verbose_promise_end("commands", promiser, Outcome::Failed);
-        if let Some(c) = e.counts.last_mut() {
-            c.notkept += 1;
-        }
-        e.end_event(None, None);
+        e.end_event(None, Some(Outcome::Failed));
         return;
     }
+    let mut ran = run(e, &cmd, module, useshell, timeout);
     if ran.simulated_unknown {
         e.log(
             LogLevel::Info,
@@ -152,6 +157,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     } else {
         e.returncode_outcome(def, p, &cmd, ran.code)
     };
+    // outcome classes are set with the exit-code verdict, before the quoted output is flushed (recorded)
+    e.record_outcome(def, p, outcome);
     if show_output && !ran.output.is_empty() {
         let tag = q_tag(&cmd);
         // empty lines are not quoted (recorded)
@@ -171,8 +178,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             ),
         );
     }
-    // outcome classes are set before the agent says the command completed (recorded)
-    e.record_outcome(def, p, outcome);
     if !ran.simulated_unknown {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
