@@ -54,6 +54,14 @@ pub fn absolute_keep_dots(path: &str) -> String {
     }
 }
 
+/// The namespace of the bundle under evaluation.
+fn p_ns(e: &Engine<'_>) -> String {
+    e.ctx
+        .frames
+        .last()
+        .map_or_else(|| "default".to_string(), |f| f.ns.clone())
+}
+
 /// Why a promise was skipped by its conditions.
 pub type Skip = &'static str;
 
@@ -308,12 +316,47 @@ impl Engine<'_> {
                 self.end_event(Some("unresolved"), None);
                 continue;
             }
+            self.expand_constraints(t, p, &promiser.text);
             crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+            self.cond_cache = None;
             if self.fatal {
                 break;
             }
         }
         self.ctx.overlay.clear();
+    }
+
+    /// ExpandDeRefPromise for one binding: a classes promise whose class is defined stops here; then the
+    /// conditions (kept for the actuator, which does not evaluate them again); when they hold, every
+    /// other constraint's function call is evaluated once. A call that fails stays a call the actuator
+    /// makes again, so its errors show once more (recorded: passes/function_errors_per_expansion).
+    pub fn expand_constraints(&mut self, t: &str, p: &Promise, promiser: &str) {
+        use crate::expr::env::EvalEnv;
+        if t == "classes"
+            && self
+                .ctx
+                .class_defined(None, &crate::expr::canonify(promiser))
+        {
+            return;
+        }
+        let skip = self.conditions(p);
+        if skip.is_none() {
+            for c in &p.constraints {
+                let Rval::Call(call) = &c.rval else {
+                    continue;
+                };
+                if matches!(
+                    c.lval.as_str(),
+                    "if" | "ifvarclass" | "unless" | "depends_on" | "usebundle"
+                ) || crate::syntax::tables::function(&call.name).is_none()
+                    || self.find_body(&c.lval, &call.name, &p_ns(self)).is_some()
+                {
+                    continue;
+                }
+                let _ = self.call_function(call);
+            }
+        }
+        self.cond_cache = Some(skip);
     }
 
     /// The agent's DeRefCopyPromise check, made every time a promise whose guard holds is expanded: an
@@ -427,6 +470,9 @@ impl Engine<'_> {
     /// The skip rules of §1.9: `ifvarclass` (and a quoted guard) and `if` must be true, `unless` false
     /// (ERROR runs in pass 3), all `depends_on` handles recorded.
     pub fn conditions(&mut self, p: &Promise) -> Option<Skip> {
+        if let Some(c) = self.cond_cache.take() {
+            return c;
+        }
         if let Some(vg) = &p.var_guard {
             if self.eval_class_str(&vg.value) != Ok(true) {
                 return Some("if");
