@@ -202,6 +202,9 @@ impl Engine<'_> {
     /// unquoted words naming no body or bundle (methods/unquoted_bundle_name), then per iteration the
     /// conditions and the constraints' function calls with their errors (passes/function_errors_per_expansion).
     pub fn preliminary_checks(&mut self) {
+        // no trace events come from here; the stage only tells expansion that this is not PolicyResolve
+        let saved = self.stage;
+        self.stage = "preliminary";
         for i in 0..self.bundles.len() {
             let Some(def) = self.bundles.get(i).cloned() else {
                 continue;
@@ -221,6 +224,7 @@ impl Engine<'_> {
         }
         self.ctx.this.clear();
         self.ctx.overlay.clear();
+        self.stage = saved;
     }
 
     fn preliminary_promise(

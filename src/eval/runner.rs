@@ -340,7 +340,9 @@ impl Engine<'_> {
             return;
         }
         let skip = self.conditions(p);
-        if skip.is_none() {
+        // pre-evaluation keeps one evaluation per promise: its rounds are modelled, not its repetitions
+        // (cf-promises agrees: tests/host_location.rs)
+        if skip.is_none() && self.stage != "preeval" {
             for c in &p.constraints {
                 let Rval::Call(call) = &c.rval else {
                     continue;
