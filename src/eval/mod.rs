@@ -5,6 +5,7 @@
 pub mod augments;
 pub mod bodies;
 pub mod context;
+pub mod expansion;
 pub mod hostenv;
 pub mod output;
 pub mod preeval;
