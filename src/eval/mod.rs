@@ -5,6 +5,7 @@
 pub mod augments;
 pub mod bodies;
 pub mod context;
+pub mod expansion;
 pub mod hostenv;
 pub mod output;
 pub mod preeval;
@@ -164,6 +165,8 @@ pub struct Engine<'h> {
     pub bundle_args: String,
     /// Set by `methods` just before a call: the kind of each argument (`s` scalar, `f` function call).
     pub pending_arg_kinds: Vec<char>,
+    /// The conditions of the binding under evaluation, already evaluated during its expansion.
+    pub cond_cache: Option<Option<runner::Skip>>,
     /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
     pub stage: &'static str,
     /// 1-based index of the iteration binding under evaluation.
@@ -212,6 +215,7 @@ impl<'h> Engine<'h> {
             agent_pass: 0,
             bundle_args: String::new(),
             pending_arg_kinds: Vec::new(),
+            cond_cache: None,
             stage: "preeval",
             iteration: 1,
             counts: Vec::new(),

@@ -197,10 +197,14 @@ impl Engine<'_> {
     }
 
     /// Stage 7 of the agent ("preliminary convergence": every promise of every bundle expanded once, in
-    /// written order), reduced to its visible effects: a quoted class guard with blank-separated names is
-    /// an error (recorded: guards/whitespace_in_guard); under a guard that holds, unquoted words naming no
-    /// body or bundle, then literal `if`/`ifvarclass`/`unless` expressions that are errors.
+    /// written order, nothing actuated), reduced to its visible effects: a quoted class guard with
+    /// blank-separated names is an error (recorded: guards/whitespace_in_guard); under a guard that holds,
+    /// unquoted words naming no body or bundle (methods/unquoted_bundle_name), then per iteration the
+    /// conditions and the constraints' function calls with their errors (passes/function_errors_per_expansion).
     pub fn preliminary_checks(&mut self) {
+        // no trace events come from here; the stage only tells expansion that this is not PolicyResolve
+        let saved = self.stage;
+        self.stage = "preliminary";
         for i in 0..self.bundles.len() {
             let Some(def) = self.bundles.get(i).cloned() else {
                 continue;
@@ -213,14 +217,22 @@ impl Engine<'_> {
             });
             for s in &def.bundle.sections {
                 for p in &s.promises {
-                    self.preliminary_promise(&def, p);
+                    self.preliminary_promise(&def, &s.promise_type, p);
                 }
             }
             self.ctx.frames.pop();
         }
+        self.ctx.this.clear();
+        self.ctx.overlay.clear();
+        self.stage = saved;
     }
 
-    fn preliminary_promise(&mut self, def: &super::BundleDef, p: &crate::syntax::ast::Promise) {
+    fn preliminary_promise(
+        &mut self,
+        def: &super::BundleDef,
+        t: &str,
+        p: &crate::syntax::ast::Promise,
+    ) {
         use crate::expr::classexpr::{parse, ClassExprError};
         let guard = match &p.var_guard {
             Some(g) if !g.value.contains('$') => g.value.as_str(),
@@ -234,18 +246,24 @@ impl Engine<'_> {
             return;
         }
         self.bare_reference_errors(def, p);
+        let mut strings: Vec<&str> = vec![&p.promiser.value];
+        if let Some(pe) = &p.promisee {
+            super::rval::rval_strings(pe, &mut strings);
+        }
         for c in &p.constraints {
-            if !matches!(c.lval.as_str(), "if" | "ifvarclass" | "unless") {
+            super::rval::rval_strings(&c.rval, &mut strings);
+        }
+        let Ok(bindings) = crate::expr::iterate::bindings(&strings, &self.ctx) else {
+            return;
+        };
+        for b in bindings.iter().take(self.opts.limits.max_iterations) {
+            self.ctx.bind(b);
+            let promiser = self.expand(&p.promiser.value);
+            if promiser.dropped {
                 continue;
             }
-            if let crate::syntax::ast::Rval::Scalar(x) = &c.rval {
-                if x.value.contains('$') {
-                    continue;
-                }
-                if let Err(e @ ClassExprError::Whitespace(_)) = parse(&x.value) {
-                    self.log(LogLevel::Error, &e.to_string());
-                }
-            }
+            self.expand_constraints(t, p, &promiser.text);
+            self.cond_cache = None;
         }
     }
 

@@ -308,51 +308,14 @@ impl Engine<'_> {
                 self.end_event(Some("unresolved"), None);
                 continue;
             }
+            self.expand_constraints(t, p, &promiser.text);
             crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+            self.cond_cache = None;
             if self.fatal {
                 break;
             }
         }
         self.ctx.overlay.clear();
-    }
-
-    /// The agent's DeRefCopyPromise check, made every time a promise whose guard holds is expanded: an
-    /// unquoted word as a constraint value (other than `if`/`ifvarclass`) that names neither a body of
-    /// that type nor a bundle is an error (recorded: methods/unquoted_bundle_name).
-    pub fn bare_reference_errors(&mut self, def: &BundleDef, p: &Promise) {
-        for c in &p.constraints {
-            let Rval::Scalar(x) = &c.rval else {
-                continue;
-            };
-            if x.quote != crate::syntax::ast::Quote::Bare
-                || matches!(c.lval.as_str(), "if" | "ifvarclass")
-            {
-                continue;
-            }
-            if self.find_body(&c.lval, &x.value, &def.ns).is_some() {
-                continue;
-            }
-            let (ns, name) = super::split_ns(&x.value, &def.ns);
-            if self.find_bundle(ns, name).is_some() {
-                continue;
-            }
-            let file = self
-                .files
-                .get(def.file)
-                .map(|f| f.path.clone())
-                .unwrap_or_default();
-            let line = self
-                .files
-                .get(def.file)
-                .map_or(0, |f| f.lines.line(p.promiser.span.start));
-            self.log(
-                LogLevel::Error,
-                &format!(
-                    "Apparent bundle '{}' was undeclared, but used in a promise near line {line} of {file} (possible unquoted literal value)",
-                    x.value
-                ),
-            );
-        }
     }
 
     fn set_this(&mut self, def: &BundleDef, p: &Promise) {
@@ -427,6 +390,9 @@ impl Engine<'_> {
     /// The skip rules of §1.9: `ifvarclass` (and a quoted guard) and `if` must be true, `unless` false
     /// (ERROR runs in pass 3), all `depends_on` handles recorded.
     pub fn conditions(&mut self, p: &Promise) -> Option<Skip> {
+        if let Some(c) = self.cond_cache.take() {
+            return c;
+        }
         if let Some(vg) = &p.var_guard {
             if self.eval_class_str(&vg.value) != Ok(true) {
                 return Some("if");

@@ -137,7 +137,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         !no_output
     };
     if module {
-        if apply_module(e, def, &cmd, &ran.output, show_output) {
+        // after `cfengine-die` the agent stops reading and closes the pipe: a module that still writes
+        // dies of it (abnormal termination, modules/cfengine_die), one that had finished ends normally
+        // (policies/modules/errors)
+        if apply_module(e, def, &cmd, &ran.output, show_output) && writes_after_die(&ran.output) {
             ran.abnormal = true;
         }
         if e.fatal {
@@ -183,6 +186,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     e.verbose_promise_end("commands", promiser, outcome);
     e.end_event(None, Some(outcome));
+}
+
+/// Whether `output` goes on after its first line containing `cfengine-die`.
+fn writes_after_die(output: &str) -> bool {
+    let mut lines = output.lines().skip_while(|l| !l.contains("cfengine-die"));
+    lines.next();
+    lines.any(|l| !l.is_empty())
 }
 
 fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option<u64>) -> Ran {
@@ -381,6 +391,12 @@ fn set(e: &mut Engine<'_>, context: &str, name: &str, value: Value, tags: Vec<St
 #[cfg(test)]
 mod tests {
     use super::q_tag;
+
+    #[test]
+    fn output_after_the_die_line() {
+        assert!(super::writes_after_die("+a\nstop: cfengine-die\n+after\n"));
+        assert!(!super::writes_after_die("+a\n+x_cfengine-die\n"));
+    }
 
     #[test]
     fn q_tag_steps_back_ten_from_the_end_of_argv0() {
