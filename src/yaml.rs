@@ -25,7 +25,10 @@ pub fn parse(text: &str) -> Result<Value, String> {
     if b.too_deep {
         return Err(format!("YAML nesting deeper than {MAX_DEPTH}"));
     }
-    Ok(b.root.unwrap_or(Value::Null))
+    let mut root = b.root.unwrap_or(Value::Null);
+    // reals kept as their %.4f text, as the agent stores every parsed real (recorded: show/data_reals)
+    crate::functions::json::store_numbers(&mut root);
+    Ok(root)
 }
 
 enum Frame {
