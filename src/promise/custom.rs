@@ -52,14 +52,19 @@ fn has_unresolved(s: &str) -> bool {
     s.contains("$(") || s.contains("${") || s.contains("@(") || s.contains("@{")
 }
 
-/// The value of a bare `@(name)` reference to a data container.
-fn container_ref(e: &Engine<'_>, s: &str) -> Option<Json> {
+/// The value of a bare `@(name)` reference to a data container or a list (a list as an array of strings,
+/// flagged `true`: a line-based module cannot take it).
+fn container_ref(e: &Engine<'_>, s: &str) -> Option<(Json, bool)> {
     let name = s
         .strip_prefix("@(")
         .and_then(|r| r.strip_suffix(')'))
         .or_else(|| s.strip_prefix("@{").and_then(|r| r.strip_suffix('}')))?;
     match crate::expr::expand::lookup_name(&e.ctx, name) {
-        Some(Value::Data(d)) => Some(d),
+        Some(Value::Data(d)) => Some((d, false)),
+        Some(Value::List(_, items)) => Some((
+            Json::Array(items.into_iter().map(Json::String).collect()),
+            true,
+        )),
         _ => None,
     }
 }
@@ -92,7 +97,8 @@ fn attributes(
     for (lval, rval, send) in items {
         if let Rval::Scalar(s) = &rval {
             let text = e.expand(&s.value).text;
-            if let Some(d) = container_ref(e, &text) {
+            if let Some((d, is_list)) = container_ref(e, &text) {
+                resolved &= json || !is_list;
                 if send {
                     out.insert(lval, d);
                 }
