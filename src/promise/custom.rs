@@ -3,8 +3,9 @@
 //! path for the whole run and terminated at its end; each promise is checked for unresolved
 //! references, then validated and evaluated by the module; its answer decides the outcome (kept,
 //! repaired, not kept, error) that feeds the `classes` body, `result_classes` define bundle classes.
-//! The module is run only with `--exec` (it may change the machine); without it each promise is
-//! reported as not simulated and skipped.
+//! Under `-n` or `action_policy => "warn"` only a module announcing `action_policy` is asked (warn mode,
+//! with the agent's checks of its answer). The module is run only with `--exec` (it may change the
+//! machine); without it each promise is reported as not simulated and skipped.
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
