@@ -467,12 +467,14 @@ fn start(
     );
     let timeout = std::time::Duration::from_secs(e.opts.limits.module_timeout_secs);
     match PromiseModule::start(interpreter, path, timeout) {
-        Ok(m) => {
+        Ok(mut m) => {
+            print_stderr(e, &m.drain_stderr());
             e.modules.running.insert(path.to_string(), m);
             true
         }
-        Err(msg) => {
-            e.log(LogLevel::Error, &msg);
+        Err(err) => {
+            print_stderr(e, &err.stderr);
+            e.log(LogLevel::Error, &err.message);
             fail_recorded(e, def, t, p, promiser);
             false
         }
@@ -491,8 +493,17 @@ fn exchange(
     };
     m.send(req);
     let a = m.receive(level);
+    let stderr = m.drain_stderr();
+    print_stderr(e, &stderr);
     print_msgs(e, &a.msgs);
     a
+}
+
+/// What a module wrote to stderr: the agent lets it through to its output as it is, at every level.
+fn print_stderr(e: &mut Engine<'_>, lines: &[String]) {
+    for l in lines {
+        e.out.raw(l.clone());
+    }
 }
 
 /// Without `--exec`: the module file must exist (the agent's error otherwise, every pass), then the
@@ -538,7 +549,8 @@ fn not_simulated(
 pub fn terminate_all(e: &mut Engine<'_>) {
     let running = std::mem::take(&mut e.modules.running);
     for (_, m) in running {
-        let a = m.terminate();
+        let (a, stderr) = m.terminate();
+        print_stderr(e, &stderr);
         print_msgs(e, &a.msgs);
     }
 }
