@@ -26,6 +26,13 @@ pub const MAX_LINE_BYTES: u64 = 1 << 20;
 /// Most lines of one answer; a module that sends more is killed.
 pub const MAX_ANSWER_LINES: usize = 100_000;
 
+/// How long cfsim waits for a further stderr line of a module that writes to stderr (see
+/// [`PromiseModule::drain_stderr`]).
+pub const STDERR_GRACE: Duration = Duration::from_millis(50);
+
+/// How long it waits for a stderr line of a module that never wrote one.
+pub const STDERR_POLL: Duration = Duration::from_millis(2);
+
 /// Log levels a module can log at (`log_<level>=`), most severe first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ModLevel {
@@ -95,6 +102,22 @@ impl Answer {
     }
 }
 
+/// Why a module could not be started: the agent's message and what the module wrote to stderr first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartError {
+    pub message: String,
+    pub stderr: Vec<String>,
+}
+
+impl From<String> for StartError {
+    fn from(message: String) -> StartError {
+        StartError {
+            message,
+            stderr: Vec::new(),
+        }
+    }
+}
+
 /// One line read from the module: text without the newline, and whether the newline was there.
 enum Line {
     Text(String, bool),
@@ -111,6 +134,12 @@ pub struct PromiseModule {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Line>,
+    /// Lines the module wrote to stderr (the agent lets them through to its own output).
+    err_lines: mpsc::Receiver<String>,
+    stderr_seen: bool,
+    drained_once: bool,
+    /// Its stdout reached end of file (it exited or closed it).
+    stdout_closed: bool,
     timeout: Duration,
     /// Why cfsim killed it (timeout, endless answer): every later request fails at once with this.
     pub dead: Option<String>,
@@ -132,20 +161,18 @@ impl PromiseModule {
         interpreter: Option<&str>,
         path: &str,
         timeout: Duration,
-    ) -> Result<PromiseModule, String> {
+    ) -> Result<PromiseModule, StartError> {
         if let Some(i) = interpreter {
             if !executable(i) {
-                return Err(format!(
-                    "Promise module interpreter '{i}' is not an executable file"
-                ));
+                return Err(
+                    format!("Promise module interpreter '{i}' is not an executable file").into(),
+                );
             }
         } else if !executable(path) {
-            return Err(format!(
-                "Promise module path '{path}' is not an executable file"
-            ));
+            return Err(format!("Promise module path '{path}' is not an executable file").into());
         }
         if !std::path::Path::new(path).exists() {
-            return Err(format!("Promise module '{path}' does not exist"));
+            return Err(format!("Promise module '{path}' does not exist").into());
         }
         let mut cmd = match interpreter {
             Some(i) => {
@@ -157,11 +184,10 @@ impl PromiseModule {
             None if !path.contains('/') => Command::new(format!("./{path}")),
             None => Command::new(path),
         };
-        // the module's stderr is not read by the agent; cfsim discards it
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cfsim: could not start promise module '{path}': {e}"))?;
         let stdout = child
@@ -191,6 +217,29 @@ impl PromiseModule {
                 }
             }
         });
+        let (etx, erx) = mpsc::channel();
+        if let Some(stderr) = child.stderr.take() {
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(stderr);
+                loop {
+                    let mut buf = Vec::new();
+                    match (&mut r).take(MAX_LINE_BYTES).read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {
+                            if buf.last() == Some(&b'\n') {
+                                buf.pop();
+                            }
+                            if etx
+                                .send(String::from_utf8_lossy(&buf).into_owned())
+                                .is_err()
+                            {
+                                return;
+                            }
+                        }
+                    }
+                }
+            });
+        }
         let stdin = child.stdin.take();
         let mut m = PromiseModule {
             path: path.to_string(),
@@ -200,6 +249,10 @@ impl PromiseModule {
             child,
             stdin,
             lines: rx,
+            err_lines: erx,
+            stderr_seen: false,
+            drained_once: false,
+            stdout_closed: false,
             timeout,
             dead: None,
         };
@@ -208,40 +261,34 @@ impl PromiseModule {
         let header = match m.read_line() {
             Some(Line::Text(t, true)) => t,
             Some(Line::Text(t, false)) => {
-                m.kill(String::new());
-                return Err(format!(
+                return Err(m.fail_start(format!(
                     "Promise module '{shown}' sent an invalid header with no newline: '{t}'"
-                ));
+                )));
             }
             Some(Line::Eof) => {
-                m.kill(String::new());
-                return Err(format!(
+                return Err(m.fail_start(format!(
                     "Did not receive header from promise module '{path}'"
-                ));
+                )));
             }
             None => {
-                m.kill(String::new());
-                return Err(m.timeout_message());
+                return Err(m.fail_start(m.timeout_message()));
             }
         };
         match m.read_line() {
             Some(Line::Text(t, true)) if t.is_empty() => {}
             Some(Line::Text(t, nl)) => {
-                m.kill(String::new());
                 let raw = if nl { format!("{t}\n") } else { t };
-                return Err(format!(
+                return Err(m.fail_start(format!(
                     "Promise module '{shown}' failed to send empty line after header: '{raw}'"
-                ));
+                )));
             }
             Some(Line::Eof) => {
-                m.kill(String::new());
-                return Err(format!(
+                return Err(m.fail_start(format!(
                     "Promise module '{shown}' failed to send empty line after header: ''"
-                ));
+                )));
             }
             None => {
-                m.kill(String::new());
-                return Err(m.timeout_message());
+                return Err(m.fail_start(m.timeout_message()));
             }
         }
         for flag in header.split(' ').skip(3) {
@@ -253,6 +300,32 @@ impl PromiseModule {
             }
         }
         Ok(m)
+    }
+
+    /// A failed start: what the module wrote to stderr, then the module is killed.
+    fn fail_start(&mut self, message: String) -> StartError {
+        let stderr = self.drain_stderr();
+        self.kill(message.clone());
+        StartError { message, stderr }
+    }
+
+    /// The stderr lines the module wrote so far. Its stderr is read by a thread of its own, so a line
+    /// written just before an answer may arrive just after it: cfsim waits [`STDERR_GRACE`] for further
+    /// lines on the first drain, after the module ended its output, and once it has written to stderr;
+    /// a silent module costs [`STDERR_POLL`] per answer.
+    pub fn drain_stderr(&mut self) -> Vec<String> {
+        let wait = if !self.drained_once || self.stderr_seen || self.stdout_closed {
+            STDERR_GRACE
+        } else {
+            STDERR_POLL
+        };
+        self.drained_once = true;
+        let mut out = Vec::new();
+        while let Ok(l) = self.err_lines.recv_timeout(wait) {
+            out.push(l);
+        }
+        self.stderr_seen |= !out.is_empty();
+        out
     }
 
     /// cfsim's message when the module did not answer in time.
@@ -278,8 +351,11 @@ impl PromiseModule {
             return None;
         }
         match self.lines.recv_timeout(self.timeout) {
+            Ok(Line::Eof) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                self.stdout_closed = true;
+                Some(Line::Eof)
+            }
             Ok(l) => Some(l),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Some(Line::Eof),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 self.kill(self.timeout_message());
                 None
@@ -415,15 +491,17 @@ impl PromiseModule {
         a
     }
 
-    /// Sends `terminate`, reads the answer, closes the pipes and reaps the process.
-    pub fn terminate(mut self) -> Answer {
+    /// Sends `terminate`, reads the answer, closes the pipes and reaps the process; the answer and what
+    /// the module wrote to stderr meanwhile.
+    pub fn terminate(mut self) -> (Answer, Vec<String>) {
         if self.dead.is_some() {
-            return Answer::default();
+            return (Answer::default(), Vec::new());
         }
         let mut req = IndexMap::new();
         req.insert("operation".to_string(), Json::String("terminate".into()));
         self.send(&req);
         let a = self.receive(None);
+        let stderr = self.drain_stderr();
         self.stdin = None;
         let deadline = std::time::Instant::now() + Duration::from_secs(1);
         loop {
@@ -437,7 +515,7 @@ impl PromiseModule {
                 Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             }
         }
-        a
+        (a, stderr)
     }
 }
 
@@ -509,7 +587,7 @@ mod tests {
         .err()
         .unwrap();
         assert!(t0.elapsed() < Duration::from_secs(10));
-        assert!(err.contains("did not answer within"), "{err}");
+        assert!(err.message.contains("did not answer within"), "{err:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,8 +3,9 @@
 //! path for the whole run and terminated at its end; each promise is checked for unresolved
 //! references, then validated and evaluated by the module; its answer decides the outcome (kept,
 //! repaired, not kept, error) that feeds the `classes` body, `result_classes` define bundle classes.
-//! The module is run only with `--exec` (it may change the machine); without it each promise is
-//! reported as not simulated and skipped.
+//! Under `-n` or `action_policy => "warn"` only a module announcing `action_policy` is asked (warn mode,
+//! with the agent's checks of its answer). The module is run only with `--exec` (it may change the
+//! machine); without it each promise is reported as not simulated and skipped.
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
@@ -52,14 +53,19 @@ fn has_unresolved(s: &str) -> bool {
     s.contains("$(") || s.contains("${") || s.contains("@(") || s.contains("@{")
 }
 
-/// The value of a bare `@(name)` reference to a data container.
-fn container_ref(e: &Engine<'_>, s: &str) -> Option<Json> {
+/// The value of a bare `@(name)` reference to a data container or a list (a list as an array of strings,
+/// flagged `true`: a line-based module cannot take it).
+fn container_ref(e: &Engine<'_>, s: &str) -> Option<(Json, bool)> {
     let name = s
         .strip_prefix("@(")
         .and_then(|r| r.strip_suffix(')'))
         .or_else(|| s.strip_prefix("@{").and_then(|r| r.strip_suffix('}')))?;
     match crate::expr::expand::lookup_name(&e.ctx, name) {
-        Some(Value::Data(d)) => Some(d),
+        Some(Value::Data(d)) => Some((d, false)),
+        Some(Value::List(_, items)) => Some((
+            Json::Array(items.into_iter().map(Json::String).collect()),
+            true,
+        )),
         _ => None,
     }
 }
@@ -92,7 +98,8 @@ fn attributes(
     for (lval, rval, send) in items {
         if let Rval::Scalar(s) = &rval {
             let text = e.expand(&s.value).text;
-            if let Some(d) = container_ref(e, &text) {
+            if let Some((d, is_list)) = container_ref(e, &text) {
+                resolved &= json || !is_list;
                 if send {
                     out.insert(lval, d);
                 }
@@ -460,12 +467,14 @@ fn start(
     );
     let timeout = std::time::Duration::from_secs(e.opts.limits.module_timeout_secs);
     match PromiseModule::start(interpreter, path, timeout) {
-        Ok(m) => {
+        Ok(mut m) => {
+            print_stderr(e, &m.drain_stderr());
             e.modules.running.insert(path.to_string(), m);
             true
         }
-        Err(msg) => {
-            e.log(LogLevel::Error, &msg);
+        Err(err) => {
+            print_stderr(e, &err.stderr);
+            e.log(LogLevel::Error, &err.message);
             fail_recorded(e, def, t, p, promiser);
             false
         }
@@ -484,8 +493,17 @@ fn exchange(
     };
     m.send(req);
     let a = m.receive(level);
+    let stderr = m.drain_stderr();
+    print_stderr(e, &stderr);
     print_msgs(e, &a.msgs);
     a
+}
+
+/// What a module wrote to stderr: the agent lets it through to its output as it is, at every level.
+fn print_stderr(e: &mut Engine<'_>, lines: &[String]) {
+    for l in lines {
+        e.out.raw(l.clone());
+    }
 }
 
 /// Without `--exec`: the module file must exist (the agent's error otherwise, every pass), then the
@@ -531,7 +549,8 @@ fn not_simulated(
 pub fn terminate_all(e: &mut Engine<'_>) {
     let running = std::mem::take(&mut e.modules.running);
     for (_, m) in running {
-        let a = m.terminate();
+        let (a, stderr) = m.terminate();
+        print_stderr(e, &stderr);
         print_msgs(e, &a.msgs);
     }
 }
