@@ -103,8 +103,10 @@ pub fn literal_inputs(p: &Policy) -> Vec<String> {
     out
 }
 
-/// Load the entry file and, transitively, its literal inputs. Paths of inputs are joined to the entry
-/// file's directory the way cf-promises prints them (`./lib/x.cf`).
+/// Load the entry file and, transitively, its literal inputs, in the agent's order: each input file is
+/// followed by its own inputs before the next input of its parent (depth first, recorded: `bundlesmatching`
+/// and `-p json-full` list `lib1.cf`, `lib1.cf`'s input `lib3.cf`, then `lib2.cf`). A file is loaded once.
+/// Paths of inputs are joined to the entry file's directory the way cf-promises prints them (`./lib/x.cf`).
 pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
     let first = load_one(entry)?;
     let dir: PathBuf = Path::new(entry)
@@ -112,16 +114,24 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let mut seen: Vec<PathBuf> = vec![normalize(Path::new(entry))];
-    let mut queue: Vec<String> = literal_inputs(&first.policy);
+    let inputs = literal_inputs(&first.policy);
     let mut out = vec![first];
-    let mut i = 0;
-    while i < queue.len() {
-        let inp = queue.get(i).cloned().unwrap_or_default();
-        i += 1;
+    load_inputs(&dir, inputs, &mut seen, &mut out)?;
+    Ok(out)
+}
+
+/// Loads `inputs` (and theirs, depth first) into `out`; the depth is bounded by [`MAX_FILES`].
+fn load_inputs(
+    dir: &Path,
+    inputs: Vec<String>,
+    seen: &mut Vec<PathBuf>,
+    out: &mut Vec<Loaded>,
+) -> Result<(), LoadError> {
+    for inp in inputs {
         let p = if Path::new(&inp).is_absolute() {
             PathBuf::from(&inp)
         } else {
-            join_like_cf(&dir, &inp)
+            join_like_cf(dir, &inp)
         };
         let key = normalize(&p);
         if seen.contains(&key) {
@@ -132,10 +142,11 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
             return Err(LoadError::TooManyFiles);
         }
         let loaded = load_one(&p.to_string_lossy())?;
-        queue.extend(literal_inputs(&loaded.policy));
+        let nested = literal_inputs(&loaded.policy);
         out.push(loaded);
+        load_inputs(dir, nested, seen, out)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn join_like_cf(dir: &Path, inp: &str) -> PathBuf {

@@ -115,6 +115,9 @@ struct AgentArgs {
     /// Most iterations of one promise before cfsim skips it with a diagnostic.
     #[arg(long = "max-iterations", default_value_t = 100_000)]
     max_iterations: usize,
+    /// Seconds to wait for a promise module's answer (`--exec`) before killing it.
+    #[arg(long = "module-timeout", default_value_t = cfsim::module::promise_module::DEFAULT_TIMEOUT_SECS)]
+    module_timeout: u64,
 }
 
 fn main() -> ExitCode {
@@ -180,6 +183,7 @@ fn main() -> ExitCode {
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: a.max_call_depth,
                     max_iterations: a.max_iterations,
+                    module_timeout_secs: a.module_timeout,
                 }),
             })
         }

@@ -99,12 +99,21 @@ pub fn format_real(f: f64) -> String {
     format!("{f:.6}")
 }
 
-/// How a JSON leaf reads as a scalar string (`$(d[k])`): strings as is, numbers as written,
-/// booleans `true`/`false`; `null`, arrays and objects are not scalars.
+/// How a JSON leaf reads as a scalar string (`$(d[k])`): strings as is, integers as written, reals
+/// `%.2f` (recorded: `1.5` → `1.50`), booleans `true`/`false`; `null`, arrays and objects are not
+/// scalars.
 pub fn json_leaf_string(j: &Json) -> Option<String> {
     match j {
         Json::String(s) => Some(s.clone()),
-        Json::Number(n) => Some(n.to_string()),
+        Json::Number(n) => {
+            let t = n.to_string();
+            if t.contains(['.', 'e', 'E']) {
+                let f = json_number_f64(n).unwrap_or(0.0);
+                Some(format!("{f:.2}"))
+            } else {
+                Some(t)
+            }
+        }
         Json::Bool(b) => Some(b.to_string()),
         _ => None,
     }

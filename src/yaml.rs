@@ -25,7 +25,10 @@ pub fn parse(text: &str) -> Result<Value, String> {
     if b.too_deep {
         return Err(format!("YAML nesting deeper than {MAX_DEPTH}"));
     }
-    Ok(b.root.unwrap_or(Value::Null))
+    let mut root = b.root.unwrap_or(Value::Null);
+    // reals kept as their %.4f text, as the agent stores every parsed real (recorded: show/data_reals)
+    crate::functions::json::store_numbers(&mut root);
+    Ok(root)
 }
 
 enum Frame {
@@ -182,8 +185,10 @@ mod tests {
         assert_eq!(v, json!({"a": 1, "b": ["x", true], "c": {"d": "e"}}));
         let v = parse("--- [1, 2, three]").unwrap_or_default();
         assert_eq!(v, json!([1, 2, "three"]));
+        // reals are stored as their %.4f text (recorded: policies/eval/show/data_reals)
         let v = parse("--- [\"y\", 1.5, ~]").unwrap_or_default();
-        assert_eq!(v, json!(["y", 1.5, null]));
+        let want: Value = serde_json::from_str("[\"y\", 1.5000, null]").unwrap_or_default();
+        assert_eq!(v, want);
     }
 
     #[test]

@@ -155,10 +155,20 @@ fn check_live(promises: &Path, agent: &Path, policy: &Path) -> Vec<String> {
         if let Some(f) = v.flag {
             cmd.arg(f);
         }
-        let out = cmd.output().unwrap();
+        // stdout and stderr into one file, interleaved as the recorder's `2>&1` (a promise module's
+        // stderr goes to the agent's stderr, between its stdout lines)
+        let cap = std::env::temp_dir().join(format!(
+            "cfsim-eval-capture-{}-{}-{}",
+            std::process::id(),
+            base,
+            v.suffix
+        ));
+        let file = std::fs::File::create(&cap).unwrap();
+        cmd.stdout(file.try_clone().unwrap()).stderr(file);
+        let status = cmd.status().unwrap();
+        let raw = std::fs::read(&cap).unwrap();
+        let _ = std::fs::remove_file(&cap);
         let _ = std::fs::remove_dir_all(&scratch);
-        let mut raw = out.stdout.clone();
-        raw.extend_from_slice(&out.stderr);
         let got = normalise(policy, v, &raw);
         let want = read_recording(policy, v.suffix);
         if got != want {
@@ -170,7 +180,7 @@ fn check_live(promises: &Path, agent: &Path, policy: &Path) -> Vec<String> {
         }
         if v.suffix == "out" {
             let want_rc = read_recording(policy, "exit");
-            let got_rc = out.status.code().unwrap_or(-1).to_string();
+            let got_rc = status.code().unwrap_or(-1).to_string();
             if want_rc.trim() != got_rc {
                 bad.push(format!(
                     "{}: exit {got_rc}, recorded {}",

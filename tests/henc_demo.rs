@@ -21,7 +21,7 @@ use std::process::Command;
 
 use cfsim::host::{load_host, Host};
 use henc_demo_support::{demo, profiles, recorded, split_run};
-use host_support::netns::{fake_etc, net_script, sh_quote};
+use host_support::netns::{fake_etc, namespaces_permitted, net_script, run_unshared, sh_quote};
 use host_support::{agent_available, repo_path};
 
 const MARK: &str = "=====CFSIM-HENC-MODULE=====";
@@ -95,40 +95,14 @@ fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String)> {
         perl = sh_quote(&perl.to_string_lossy()),
         wrapper = sh_quote(&wrapper.to_string_lossy()),
     );
-    let out = Command::new("timeout")
-        .args([
-            "120", "unshare", "--net", "--mount", "--uts", "sh", "-c", &script,
-        ])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        eprintln!(
-            "note: namespace run failed ({}): {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
+    let text = run_unshared(&script)?;
     // The agent's state went to the private work directory, not to the real one.
     assert!(
         dir.join("work/state").is_dir(),
         "the agent wrote no state into the private work directory"
     );
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
     let (perl_run, cfsim_run) = text.split_once(&format!("{MARK}\n"))?;
     Some((perl_run.to_string(), cfsim_run.to_string()))
-}
-
-fn namespaces_permitted(test: &str) -> bool {
-    let ok = Command::new("unshare")
-        .args(["--net", "--mount", "--uts", "true"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("note: {test}: skipped, namespaces not permitted here");
-    }
-    ok
 }
 
 #[test]

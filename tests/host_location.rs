@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cfsim::host::load_host;
-use host_support::netns::{fake_etc, net_script, sh_quote};
+use host_support::netns::{fake_etc, namespaces_permitted, net_script, run_unshared, sh_quote};
 use host_support::*;
 
 const MARK: &str = "=====CFSIM-LOCATION-POLICY=====";
@@ -254,21 +254,7 @@ fn real_rows_in_namespace(profile: &cfsim::host::Host, dir: &Path) -> Option<Vec
         host = sh_quote(&profile.hostname),
         dir = sh_quote(&dir.to_string_lossy()),
     );
-    let out = Command::new("timeout")
-        .args([
-            "120", "unshare", "--net", "--mount", "--uts", "sh", "-c", &script,
-        ])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        eprintln!(
-            "note: namespace run failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = run_unshared(&script)?;
     let parts: Vec<&str> = text.split(&format!("{MARK}\n")).skip(1).collect();
     let pols = policies();
     if parts.len() != pols.len() {
@@ -285,16 +271,7 @@ fn real_rows_in_namespace(profile: &cfsim::host::Host, dir: &Path) -> Option<Vec
 #[test]
 fn recordings_match_real_cf_promises_as_each_profile() {
     let test = "recordings_match_real_cf_promises_as_each_profile";
-    if !agent_available(test) {
-        return;
-    }
-    if Command::new("unshare")
-        .args(["--net", "--mount", "--uts", "true"])
-        .status()
-        .map(|s| !s.success())
-        .unwrap_or(true)
-    {
-        eprintln!("note: {test}: skipped, namespaces not permitted here (needs root and unshare)");
+    if !agent_available(test) || !namespaces_permitted(test) {
         return;
     }
     let record = std::env::var("CFSIM_RECORD_LOCATION").as_deref() == Ok("1");

@@ -23,7 +23,7 @@ use cfsim::host::os_classes::DISTRO_FILES;
 use cfsim::host::profile::parse_profile;
 use cfsim::host::sysvars::render_vars;
 use cfsim::host::{hard_classes, load_host, sys_vars, FileSystem, Host};
-use host_support::netns::{fake_etc, hybrid, net_script, sh_quote};
+use host_support::netns::{fake_etc, hybrid, net_script, run_unshared, sh_quote};
 use host_support::*;
 
 const MARK: &str = "=====CFSIM-LOCAL-PROFILE=====";
@@ -61,21 +61,7 @@ fn run_in_namespace(profile: &Host, dir: &Path) -> Option<(String, String, Strin
         host = sh_quote(&profile.hostname),
         dir = sh_quote(&dir.to_string_lossy()),
     );
-    let out = Command::new("timeout")
-        .args([
-            "120", "unshare", "--net", "--mount", "--uts", "sh", "-c", &script,
-        ])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        eprintln!(
-            "note: namespace run failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = run_unshared(&script)?;
     let (agents, helper) = text.split_once(&format!("{MARK}\n"))?;
     let (agent, iprange_out) = agents.split_once(&format!("{IPMARK}\n"))?;
     Some((

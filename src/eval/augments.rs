@@ -18,6 +18,8 @@ const TAG: &str = "source=augments_file";
 fn to_value(j: &Json) -> Value {
     match j {
         Json::String(s) => Value::str(s.clone()),
+        // a number reads as a scalar (a real as `%.2f`, recorded: policies/agent/augments_reals)
+        Json::Number(_) => Value::str(crate::value::json_leaf_string(j).unwrap_or_default()),
         Json::Array(a) if a.iter().all(|x| x.is_string()) => Value::slist(
             a.iter()
                 .filter_map(|x| x.as_str().map(str::to_string))
@@ -47,7 +49,11 @@ impl Engine<'_> {
             return;
         };
         let doc: Json = match serde_json::from_str(&text) {
-            Ok(d) => d,
+            Ok(mut d) => {
+                // reals kept as their %.4f text, as by every JSON parse of the agent
+                crate::functions::json::store_numbers(&mut d);
+                d
+            }
             Err(e) => {
                 self.log(
                     LogLevel::Error,

@@ -37,6 +37,24 @@ fn subst_rval(rv: &Rval, pairs: &[(String, String)]) -> Rval {
     }
 }
 
+/// Attributes of a `classes` body (never sent to a promise module).
+pub const CLASSES_BODY_LVALS: &[&str] = &[
+    "promise_kept",
+    "promise_repaired",
+    "repair_failed",
+    "repair_denied",
+    "repair_timeout",
+    "cancel_kept",
+    "cancel_repaired",
+    "cancel_notkept",
+    "kept_returncodes",
+    "repaired_returncodes",
+    "failed_returncodes",
+    "persist_time",
+    "scope",
+    "timer_policy",
+];
+
 impl Engine<'_> {
     /// The attributes of the body `p` refers to with `lval` (body type `body_type`), arguments
     /// substituted, guards evaluated, inherited attributes first (overridden by the body's own).
@@ -62,6 +80,21 @@ impl Engine<'_> {
             _ => return Vec::new(),
         };
         self.resolve_body(body_type, &name, &args, &def.ns, 0)
+    }
+
+    /// Whether the promise may only warn: `-n` (dry run) or an action body with `action_policy` `warn` or
+    /// `nop` (recorded: commands/action_warn).
+    pub fn warn_only(&mut self, def: &BundleDef, p: &Promise) -> bool {
+        if self.opts.dry_run {
+            return true;
+        }
+        if Self::constraint(p, "action").is_none() {
+            return false;
+        }
+        let attrs = self.body_attrs(def, p, "action", "action");
+        attrs.iter().any(|(l, rv)| {
+            l == "action_policy" && matches!(self.scalar_of(rv).as_deref(), Some("warn" | "nop"))
+        })
     }
 
     fn resolve_body(

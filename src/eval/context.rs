@@ -296,7 +296,13 @@ impl VarLookup for Context {
 }
 
 impl EvalEnv for Context {
+    /// The agent's EvalTokenAsClass: `any` in every namespace, hard classes only unqualified or in
+    /// `default`, a bundle-local class by its name whatever the namespace written (recorded:
+    /// guards/qualified_class_names).
     fn class_defined(&self, ns: Option<&str>, name: &str) -> bool {
+        if name == "any" {
+            return true;
+        }
         if self.hard.contains_key(name) {
             return ns.is_none_or(|n| n == "default");
         }
@@ -307,10 +313,7 @@ impl EvalEnv for Context {
                         .soft
                         .contains_key(&ClassKeyRef(self.current_ns(), name))
             }
-            Some(n) => {
-                self.soft.contains_key(&ClassKeyRef(n, name))
-                    || (n == self.current_ns() && self.local_defined(name))
-            }
+            Some(n) => self.soft.contains_key(&ClassKeyRef(n, name)) || self.local_defined(name),
         }
     }
     fn classes(&self) -> Vec<ClassInfo> {
@@ -401,6 +404,37 @@ impl EvalEnv for Context {
             }));
         }
         serde_json::Value::Array(out)
+    }
+    fn sort_container(&mut self, name: &str) {
+        let r = VarRef::parse(name);
+        let (ns, scope) = r.resolve_scope(self);
+        // a classic array element `a[k]` is a variable of its own; otherwise walk into the container
+        let mut key = (ns.clone(), scope.clone(), r.lval());
+        let mut path: &[String] = &[];
+        if !self.vars.contains_key(&key) {
+            key = (ns, scope, r.name.clone());
+            path = &r.indices;
+        }
+        let Some(VarEntry {
+            value: Value::Data(d),
+            ..
+        }) = self.vars.get_mut(&key)
+        else {
+            return;
+        };
+        let mut cur = d;
+        for k in path {
+            let next = match cur {
+                serde_json::Value::Object(m) => m.get_mut(k),
+                serde_json::Value::Array(a) => k.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
+                _ => None,
+            };
+            match next {
+                Some(n) => cur = n,
+                None => return,
+            }
+        }
+        crate::expr::env::sort_json_keys(cur);
     }
 }
 

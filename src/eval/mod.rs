@@ -5,6 +5,7 @@
 pub mod augments;
 pub mod bodies;
 pub mod context;
+pub mod expansion;
 pub mod fasthash;
 pub mod hostenv;
 pub mod loading;
@@ -38,6 +39,8 @@ pub struct Limits {
     pub max_call_depth: usize,
     /// Most iterations of one promise.
     pub max_iterations: usize,
+    /// Seconds cfsim waits for a line of a promise module's answer before killing it (`--exec`).
+    pub module_timeout_secs: u64,
 }
 
 impl Default for Limits {
@@ -45,6 +48,7 @@ impl Default for Limits {
         Limits {
             max_call_depth: 64,
             max_iterations: 100_000,
+            module_timeout_secs: crate::module::promise_module::DEFAULT_TIMEOUT_SECS,
         }
     }
 }
@@ -157,6 +161,16 @@ pub struct Engine<'h> {
     /// The `bundle_return_value_index` results of the activation that just ended.
     pub last_results: Vec<(String, String)>,
     pub pass: u8,
+    /// The agent's pass counter as `-v` shows it: one global, set before each promise of a pass and left
+    /// at the last pass of a called bundle (so later iterations of a methods promise say pass 3).
+    pub agent_pass: u8,
+    /// The agent's global "bundle arguments" as `-v` banners show them (`name( {…})`, empty: none): set
+    /// when a bundle starts, cleared when it returns, not restored for the caller.
+    pub bundle_args: String,
+    /// Set by `methods` just before a call: the kind of each argument (`s` scalar, `f` function call).
+    pub pending_arg_kinds: Vec<char>,
+    /// The conditions of the binding under evaluation, already evaluated during its expansion.
+    pub cond_cache: Option<Option<runner::Skip>>,
     /// Trace stage of the evaluation under way: `preeval`, `pass` or `resolve`.
     pub stage: &'static str,
     /// 1-based index of the iteration binding under evaluation.
@@ -171,6 +185,8 @@ pub struct Engine<'h> {
     pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
     /// Bundle (index) and file of the promise under evaluation.
     pub cur_file: usize,
+    /// Promise modules started for custom promise types (`--exec`), terminated at the end of the run.
+    pub modules: crate::promise::custom::Modules,
 }
 
 impl<'h> Engine<'h> {
@@ -200,6 +216,10 @@ impl<'h> Engine<'h> {
             results: Vec::new(),
             last_results: Vec::new(),
             pass: 0,
+            agent_pass: 0,
+            bundle_args: String::new(),
+            pending_arg_kinds: Vec::new(),
+            cond_cache: None,
             stage: "preeval",
             iteration: 1,
             counts: Vec::new(),
@@ -207,6 +227,7 @@ impl<'h> Engine<'h> {
             fatal: false,
             cur_file: 0,
             promise_types: Vec::new(),
+            modules: Default::default(),
         };
         e.add_loaded(loaded);
         e

@@ -71,33 +71,74 @@ impl Engine<'_> {
         }
     }
 
-    /// Stage 7 of the agent ("preliminary convergence"), reduced to its visible effect: literal class
-    /// expressions of `if`/`ifvarclass`/`unless` that are errors are reported once.
+    /// Stage 7 of the agent ("preliminary convergence": every promise of every bundle expanded once, in
+    /// written order, nothing actuated), reduced to its visible effects: a quoted class guard with
+    /// blank-separated names is an error (recorded: guards/whitespace_in_guard); under a guard that holds,
+    /// unquoted words naming no body or bundle (methods/unquoted_bundle_name), then per iteration the
+    /// conditions and the constraints' function calls with their errors (passes/function_errors_per_expansion).
     pub fn preliminary_checks(&mut self) {
-        let mut msgs = Vec::new();
-        for b in &self.bundles {
-            for s in &b.bundle.sections {
+        // no trace events come from here; the stage only tells expansion that this is not PolicyResolve
+        let saved = self.stage;
+        self.stage = "preliminary";
+        for i in 0..self.bundles.len() {
+            let Some(def) = self.bundles.get(i).cloned() else {
+                continue;
+            };
+            self.cur_file = def.file;
+            self.ctx.frames.push(super::context::Frame {
+                ns: def.ns.clone(),
+                bundle: def.name.clone(),
+                ..Default::default()
+            });
+            for s in &def.bundle.sections {
                 for p in &s.promises {
-                    for c in &p.constraints {
-                        if !matches!(c.lval.as_str(), "if" | "ifvarclass" | "unless") {
-                            continue;
-                        }
-                        if let crate::syntax::ast::Rval::Scalar(x) = &c.rval {
-                            if x.value.contains('$') {
-                                continue;
-                            }
-                            if let Err(e @ crate::expr::classexpr::ClassExprError::Whitespace(_)) =
-                                crate::expr::classexpr::parse(&x.value)
-                            {
-                                msgs.push(e.to_string());
-                            }
-                        }
-                    }
+                    self.preliminary_promise(&def, &s.promise_type, p);
                 }
             }
+            self.ctx.frames.pop();
         }
-        for m in msgs {
-            self.log(LogLevel::Error, &m);
+        self.ctx.this.clear();
+        self.ctx.overlay.clear();
+        self.stage = saved;
+    }
+
+    fn preliminary_promise(
+        &mut self,
+        def: &super::BundleDef,
+        t: &str,
+        p: &crate::syntax::ast::Promise,
+    ) {
+        use crate::expr::classexpr::{parse, ClassExprError};
+        let guard = match &p.var_guard {
+            Some(g) if !g.value.contains('$') => g.value.as_str(),
+            _ => p.guard.expr.as_str(),
+        };
+        if let Err(e @ ClassExprError::Whitespace(_)) = parse(guard) {
+            self.log(LogLevel::Error, &e.to_string());
+            return;
+        }
+        if self.eval_class_str(&p.guard.expr) != Ok(true) {
+            return;
+        }
+        self.bare_reference_errors(def, p);
+        let mut strings: Vec<&str> = vec![&p.promiser.value];
+        if let Some(pe) = &p.promisee {
+            super::rval::rval_strings(pe, &mut strings);
+        }
+        for c in &p.constraints {
+            super::rval::rval_strings(&c.rval, &mut strings);
+        }
+        let Ok(bindings) = crate::expr::iterate::bindings(&strings, &self.ctx) else {
+            return;
+        };
+        for b in bindings.iter().take(self.opts.limits.max_iterations) {
+            self.ctx.bind(b);
+            let promiser = self.expand(&p.promiser.value);
+            if promiser.dropped {
+                continue;
+            }
+            self.expand_constraints(t, p, &promiser.text);
+            self.cond_cache = None;
         }
     }
 

@@ -119,15 +119,30 @@ impl Engine<'_> {
         self.counts.push(super::verbose::Counts::default());
         self.results.push(Vec::new());
         self.verbose_bundle_begin(&def);
-        if self.verbose_on() {
-            for p in &params {
+        self.bundle_args = self
+            .ctx
+            .frames
+            .last()
+            .map(|f| f.call_text.clone())
+            .unwrap_or_default();
+        // per parameter: the agent's note with the argument's kind (`s` scalar, `f` function call), then
+        // the error of a call argument that gave no scalar (recorded: policies/agent/methods_args)
+        let kinds = std::mem::take(&mut self.pending_arg_kinds);
+        for (i, p) in params.iter().enumerate() {
+            let kind = kinds.get(i).copied().unwrap_or('s');
+            if self.verbose_on() {
                 self.log(
                     super::output::LogLevel::Verbose,
                     &format!(
-                        "V:     +  Private parameter: '{p}' in scope '{}' (type: s) in pass {}",
-                        def.name,
-                        if via_methods { saved_pass } else { 0 }
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: {kind}) in pass {}",
+                        def.name, self.agent_pass
                     ),
+                );
+            }
+            if kind == 'f' && matches!(args.get(i), Some(None)) {
+                self.log(
+                    LogLevel::Error,
+                    "Only functions returning scalars can be used as arguments",
                 );
             }
         }
@@ -145,7 +160,13 @@ impl Engine<'_> {
             }
         }
         let counts = self.counts.pop().unwrap_or_default();
-        self.verbose_bundle_end(&def, counts);
+        // a fatal error exits the agent at once: no summary, no end banner (recorded)
+        if !self.fatal {
+            self.verbose_bundle_end(&def, counts);
+            if !via_methods {
+                self.verbose_bundle_end_banner(&def.name);
+            }
+        }
         // the agent's counters run on: a caller's summary includes its callees' promises (recorded)
         if let Some(parent) = self.counts.last_mut() {
             parent.kept += counts.kept;
@@ -153,6 +174,8 @@ impl Engine<'_> {
             parent.notkept += counts.notkept;
         }
         self.ctx.frames.pop();
+        // the caller's later promises show no arguments (recorded: methods/bundle_args_banner)
+        self.bundle_args.clear();
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {
             for p in &params {
@@ -192,13 +215,20 @@ impl Engine<'_> {
             }
             for s in def.bundle.sections.iter().filter(|s| s.promise_type == t) {
                 for p in &s.promises {
+                    self.agent_pass = self.pass;
                     self.eval_promise(def, &t, p);
                     if self.fatal {
                         return;
                     }
                 }
             }
-            if t == "classes" {
+            // the agent resolves vars and defaults again only after a classes section it ran
+            let ran = def
+                .bundle
+                .sections
+                .iter()
+                .any(|s| s.promise_type == t && !s.promises.is_empty());
+            if t == "classes" && ran {
                 self.bundle_resolve(def);
                 let saved = self.stage;
                 if saved == "pass" {
@@ -243,6 +273,7 @@ impl Engine<'_> {
             self.end_event(Some("guard"), None);
             return;
         }
+        self.bare_reference_errors(def, p);
         let mut strings: Vec<&str> = vec![&p.promiser.value];
         if let Some(pe) = &p.promisee {
             rval_strings(pe, &mut strings);
@@ -281,7 +312,9 @@ impl Engine<'_> {
                 self.end_event(Some("unresolved"), None);
                 continue;
             }
+            self.expand_constraints(t, p, &promiser.text);
             crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+            self.cond_cache = None;
             if self.fatal {
                 break;
             }
@@ -357,6 +390,9 @@ impl Engine<'_> {
     /// The skip rules of §1.9: `ifvarclass` (and a quoted guard) and `if` must be true, `unless` false
     /// (ERROR runs in pass 3), all `depends_on` handles recorded.
     pub fn conditions(&mut self, p: &Promise) -> Option<Skip> {
+        if let Some(c) = self.cond_cache.take() {
+            return c;
+        }
         if let Some(vg) = &p.var_guard {
             if self.eval_class_str(&vg.value) != Ok(true) {
                 return Some("if");

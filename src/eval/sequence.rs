@@ -125,9 +125,11 @@ impl Engine<'_> {
             }
             self.run_bundle(i, &args, false, false, "");
             if self.fatal {
+                crate::promise::custom::terminate_all(self);
                 return false;
             }
         }
+        crate::promise::custom::terminate_all(self);
         true
     }
 }

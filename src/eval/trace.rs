@@ -14,7 +14,9 @@
 //! - `line` (int): line of the promiser in its file.
 //! - `guard` (string): the class guard (`any` if none); `guard_value` (bool): its value.
 //! - `skip` (string|null): why the promise did nothing: `guard`, `if`, `unless`, `depends_on`,
-//!   `already_defined`, `already_done`, `unresolved`, `deferred`, `not_simulated`, `failed_function`.
+//!   `already_defined`, `already_done`, `unresolved`, `deferred`, `not_simulated`, `undefined_type`,
+//!   `failed_function`, `constant` (a `policy => "constant"` variable kept its existing value). A custom
+//!   promise whose module fails to start or rejects it is `failed`, not skipped.
 //! - `outcome` (string|null): `kept`, `repaired`, `failed` when the promise was actuated.
 //! - `classes_set`, `classes_cancelled` ([string]): classes this evaluation defined / removed.
 //! - `vars_set` ([string]): variables (`ns:scope.lval`) whose value this evaluation changed.

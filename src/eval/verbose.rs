@@ -9,6 +9,46 @@ use crate::syntax::ast::Promise;
 const STARS: &str = "*****************************************************************";
 const DOTS: &str = ".........................................................";
 
+/// Longest head and tail the agent keeps of a multi-line promiser (`CF_MAXFRAGMENT`).
+const MAX_FRAGMENT: usize = 19;
+
+/// How the agent shows a promiser in `-v` banners and stack paths: a multi-line text becomes its first
+/// line (at most 19 bytes), `...` and the last 19 bytes of its last line; the mangled namespace and scope
+/// separators `*` and `#` are shown as `:` and `.` (recorded: reports/multiline_and_escapes).
+pub fn abbreviated_promiser(promiser: &str) -> String {
+    let b = promiser.as_bytes();
+    let text: Vec<u8> = match (
+        b.iter().position(|&c| c == b'\n'),
+        b.iter().rposition(|&c| c == b'\n'),
+    ) {
+        (Some(first), Some(last)) => {
+            let head = &b[..first.min(MAX_FRAGMENT)];
+            let tail = &b[last + 1..];
+            let tail = &tail[tail.len().saturating_sub(MAX_FRAGMENT)..];
+            [head, b"...", tail].concat()
+        }
+        _ => b.to_vec(),
+    };
+    String::from_utf8_lossy(&text)
+        .chars()
+        .map(|c| match c {
+            '*' => ':',
+            '#' => '.',
+            c => c,
+        })
+        .collect()
+}
+
+/// `s` cut at `max` bytes like C's `%.Ns`, with `mark` appended when it was longer.
+fn cut_bytes(s: &str, max: usize, mark: &str) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut out = String::from_utf8_lossy(&s.as_bytes()[..max]).into_owned();
+    out.push_str(mark);
+    out
+}
+
 /// Per-activation promise counts for the accounting summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -51,7 +91,17 @@ impl Engine<'_> {
         self.v(&format!("B: {STARS}"));
     }
 
-    /// The accounting summary and `B: END bundle NAME`.
+    /// `B: END bundle NAME` (for a methods call the agent prints it after the method's outcome).
+    pub fn verbose_bundle_end_banner(&mut self, name: &str) {
+        if !self.verbose_on() {
+            return;
+        }
+        self.v(&format!("B: {STARS}"));
+        self.v(&format!("B: END bundle {name}"));
+        self.v(&format!("B: {STARS}"));
+    }
+
+    /// The accounting summary printed when the bundle's frame is popped.
     pub fn verbose_bundle_end(&mut self, def: &BundleDef, c: Counts) {
         if !self.verbose_on() {
             return;
@@ -71,9 +121,6 @@ impl Engine<'_> {
         if total == 0 {
             self.v(&format!("A: Zero promises executed for bundle '{n}'"));
             self.v("A: ...................................................");
-            self.v(&format!("B: {STARS}"));
-            self.v(&format!("B: END bundle {n}"));
-            self.v(&format!("B: {STARS}"));
             return;
         }
         self.v(&format!("A: Promises kept in '{n}' = {}", c.kept));
@@ -83,9 +130,6 @@ impl Engine<'_> {
             "A: Aggregate compliance (promises kept/repaired) for bundle '{n}' = {pct:.1}%"
         ));
         self.v("A: ...................................................");
-        self.v(&format!("B: {STARS}"));
-        self.v(&format!("B: END bundle {n}"));
-        self.v(&format!("B: {STARS}"));
     }
 
     /// `V:`/`C:` banner at the start of a section in a pass.
@@ -129,17 +173,20 @@ impl Engine<'_> {
         };
         let guard = p.guard.expr.clone();
         let idx = self.iteration;
-        let (stack, call_text) = match self.ctx.frames.last() {
-            Some(f) => (f.stack.clone(), f.call_text.clone()),
-            None => (String::new(), String::new()),
-        };
+        let stack = self
+            .ctx
+            .frames
+            .last()
+            .map(|f| f.stack.clone())
+            .unwrap_or_default();
+        let call_text = self.bundle_args.clone();
         self.v(&format!("P: {DOTS}"));
         self.v(&format!(
             "P: BEGIN promise '{handle}' of type \"{t}\" (pass {})",
-            self.pass
+            self.agent_pass
         ));
-        // the agent cuts these at 40 characters (recorded)
-        let shown: String = promiser.chars().take(40).collect();
+        // abbreviated, then cut at 40 bytes (recorded: reports/multiline_and_escapes)
+        let shown = cut_bytes(&abbreviated_promiser(promiser), 40, "");
         self.v(&format!("P:    Promiser/affected object: '{shown}'"));
         if call_text.is_empty() {
             self.v(&format!("P:    Part of bundle: {}", def.name));
@@ -154,15 +201,20 @@ impl Engine<'_> {
         let if_rv = Self::constraint(p, "if")
             .or_else(|| Self::constraint(p, "ifvarclass"))
             .or(var_guard.as_ref());
-        for (label, rv) in [("if", if_rv), ("unless", Self::constraint(p, "unless"))] {
-            if let Some(rv) = rv {
-                let shown = self.condition_text(rv);
-                self.v(&format!("P:    \"{label}\" class condition: {shown}"));
-            }
+        // one condition line: `if` (or `ifvarclass`), else `unless`
+        let cond = match if_rv {
+            Some(rv) => Some(("if", rv)),
+            None => Self::constraint(p, "unless").map(|rv| ("unless", rv)),
+        };
+        if let Some((label, rv)) = cond {
+            let shown = self.condition_text(rv);
+            self.v(&format!("P:    \"{label}\" class condition: {shown}"));
         }
         self.v(&format!(
-            "P:    Stack path: {stack}/{}/{}/{t}/'{promiser}'[{idx}]",
-            def.ns, def.name
+            "P:    Stack path: {stack}/{}/{}/{t}/'{}'[{idx}]",
+            def.ns,
+            def.name,
+            abbreviated_promiser(promiser)
         ));
         if let Some(rv) = Self::constraint(p, "comment") {
             let c = self.scalar_of(rv).unwrap_or_default();
@@ -209,11 +261,7 @@ impl Engine<'_> {
         };
         self.v(&format!("A: Promise {word}"));
         // and this one at 30, marked with `...` (recorded)
-        let shown = if promiser.chars().count() > 30 {
-            format!("{}...", promiser.chars().take(30).collect::<String>())
-        } else {
-            promiser.to_string()
-        };
+        let shown = cut_bytes(promiser, 30, "...");
         self.v(&format!("P: END {t} promise ({shown})"));
     }
 }

@@ -106,4 +106,25 @@ pub trait EvalEnv: VarLookup {
     fn callstack_promisers(&self) -> Vec<String>;
     /// The call stack as `callstack_callers()` reports it (array of frame objects, innermost first).
     fn callstack_callers(&self) -> serde_json::Value;
+    /// Sorts the object keys of the data container `name` (or of the part `name[i]…` designates) in
+    /// place, recursively: `format("%S")` does that to the container it prints, so a later
+    /// `getindices`/`getvalues`/iteration sees the sorted order (recorded: show/data_sorted_by_writing).
+    fn sort_container(&mut self, _name: &str) {}
+}
+
+/// Sorts every object of `j` by key (bytewise, as `strcmp`), recursively.
+pub fn sort_json_keys(j: &mut serde_json::Value) {
+    match j {
+        serde_json::Value::Object(m) => {
+            let mut items: Vec<(String, serde_json::Value)> =
+                std::mem::take(m).into_iter().collect();
+            items.sort_by(|a, b| a.0.cmp(&b.0));
+            for (k, mut v) in items {
+                sort_json_keys(&mut v);
+                m.insert(k, v);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(sort_json_keys),
+        _ => {}
+    }
 }

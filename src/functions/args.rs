@@ -83,6 +83,17 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
     }
 }
 
+/// The name of the variable a collecting argument designates (not an inline JSON text, not a classic
+/// array), for [`crate::expr::env::EvalEnv::sort_container`].
+pub fn collected_name(ctx: &CallCtx<'_>, a: &FnArg) -> Option<String> {
+    let name = match (&a.naked, &a.value) {
+        (Some(n), _) => n.clone(),
+        (None, Value::Scalar(_, s)) => s.clone(),
+        _ => return None,
+    };
+    matches!(lookup_name(&*ctx.env, &name), Some(Value::Data(_))).then_some(name)
+}
+
 /// A classic array `name[k]…` of the referenced bundle as a JSON object (first index → value; deeper
 /// indices nest), or `None` when there is no such element. Built like the agent's `VarRefValueToJson`:
 /// the variables named `name` are walked in the variable table's order; string and list values are

@@ -59,6 +59,8 @@ fn parsejson(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 fn storejson(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let v = collect_or_fail(ctx, "storejson", &a[0])?;
+    // prints sorted keys but, unlike format("%S"), leaves the container as it is (recorded:
+    // show/data_sorted_by_writing)
     Ok(Value::str(write_pretty(&v.to_json())))
 }
 

@@ -185,12 +185,35 @@ impl P<'_> {
             _ => {}
         }
         match serde_json::from_str::<Number>(tok) {
-            Ok(n) if !tok.is_empty() => Ok(Json::Number(n)),
+            Ok(n) if !tok.is_empty() => Ok(Json::Number(stored_number(n))),
             _ => {
                 self.i = start;
                 Err(self.err("Unable to parse json data as primitive, unrecognized token"))
             }
         }
+    }
+}
+
+/// A parsed number as the agent stores it: integers as written, reals as their `%.4f` text (the agent
+/// keeps that text, so `1.5` reads back as `1.5000` in every JSON output and as `%.2f` of `1.5000` when
+/// used as a scalar; recorded: `0.00499` → `0.0050` → `0.01`).
+pub fn stored_number(n: Number) -> Number {
+    let t = n.to_string();
+    if !t.contains(['.', 'e', 'E']) {
+        return n;
+    }
+    let f = crate::value::json_number_f64(&n).unwrap_or(0.0);
+    let f = if f.is_finite() { f } else { 0.0 };
+    serde_json::from_str::<Number>(&format!("{f:.4}")).unwrap_or(n)
+}
+
+/// Applies [`stored_number`] to every number of `j` (containers parsed by other means than [`parse`]).
+pub fn store_numbers(j: &mut Json) {
+    match j {
+        Json::Number(n) => *n = stored_number(n.clone()),
+        Json::Array(a) => a.iter_mut().for_each(store_numbers),
+        Json::Object(m) => m.values_mut().for_each(store_numbers),
+        _ => {}
     }
 }
 

@@ -197,6 +197,10 @@ fn lookup<'a>(name: &str, stack: &[Frame<'a>], top: &'a Json) -> Option<&'a Json
 fn scalar_text(j: &Json) -> String {
     match j {
         Json::String(s) => s.clone(),
+        // a real reads as a scalar, `%.2f` (recorded: `{{z}}` of `1.5` → `1.50`)
+        Json::Number(n) if n.to_string().contains(['.', 'e', 'E']) => {
+            crate::value::json_leaf_string(j).unwrap_or_default()
+        }
         Json::Number(n) => number_text(n),
         Json::Bool(b) => b.to_string(),
         Json::Null => String::new(),

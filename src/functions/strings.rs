@@ -207,6 +207,10 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
                     },
                     other => other.clone(),
                 };
+                // the agent's writer sorts the printed container in place
+                if let Some(name) = super::args::collected_name(ctx, arg) {
+                    ctx.env.sort_container(&name);
+                }
                 render_s(&v)
             }
             's' => {

@@ -145,8 +145,8 @@ fn bundlesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         })
         .map(|b| format!("{}:{}", b.ns, b.name))
         .collect();
-    out.sort();
-    out.dedup();
+    // the agent walks the policy's bundle list and prepends every match: last bundle first
+    out.reverse();
     Ok(Value::slist(out))
 }
 

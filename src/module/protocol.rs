@@ -295,12 +295,16 @@ impl ModuleParser {
                 }
             },
             '%' => match serde_json::from_str::<Value>(&value) {
-                Ok(v) if v.is_object() || v.is_array() => out.push(Event::Data {
-                    context,
-                    name,
-                    value: v,
-                    tags,
-                }),
+                Ok(mut v) if v.is_object() || v.is_array() => {
+                    // reals are kept as their %.4f text, as by every JSON parse of the agent
+                    crate::functions::json::store_numbers(&mut v);
+                    out.push(Event::Data {
+                        context,
+                        name,
+                        value: v,
+                        tags,
+                    })
+                }
                 Ok(_) => out.push(log(
                     Level::Info,
                     "Module protocol JSON '' should be object or array; wasn't".into(),
@@ -389,7 +393,10 @@ pub fn load_data_file(path: &str, contents: Option<&str>) -> Result<Value, Strin
         ));
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(v) => Ok(v),
+        Ok(mut v) => {
+            crate::functions::json::store_numbers(&mut v);
+            Ok(v)
+        }
         Err(_) => Err(format!(
             "module file protocol: error parsing JSON file '{path}': {}",
             json_error_reason(text)

@@ -61,11 +61,9 @@ fn elements(rv: &Rval) -> Vec<Rval> {
 }
 
 /// Evaluates one classes promise binding.
-pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, unres: bool) {
-    if unres {
-        e.end_event(Some("unresolved"), None);
-        return;
-    }
+/// A promiser still holding an unresolved reference defines its canonified literal text (`c_$(x)` →
+/// `c___x_`; recorded: passes/unresolved_class_promiser).
+pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, _unres: bool) {
     let name = canonify(promiser);
     if e.ctx.class_defined(None, &name) {
         e.end_event(Some("already_defined"), None);

@@ -105,17 +105,22 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             return;
         }
     }
-    let mut ran = run(e, &cmd, module, useshell, timeout);
-    if e.opts.dry_run {
+    if e.warn_only(def, p) {
+        // nothing runs: `-n` says what would run, a warn-only action that it needs to run; either way
+        // the promise is not kept and its repair_failed classes are set (recorded: commands/action_warn)
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
-        e.log(LogLevel::Warning, &format!("Would execute script '{cmd}'"));
+        let msg = if e.opts.dry_run {
+            format!("Would execute script '{cmd}'")
+        } else {
+            format!("Command '{cmd}' needs to be executed, but only warning was promised")
+        };
+        e.log(LogLevel::Warning, &msg);
+        e.record_outcome(def, p, Outcome::Failed);
         e.verbose_promise_end("commands", promiser, Outcome::Failed);
-        if let Some(c) = e.counts.last_mut() {
-            c.notkept += 1;
-        }
-        e.end_event(None, None);
+        e.end_event(None, Some(Outcome::Failed));
         return;
     }
+    let mut ran = run(e, &cmd, module, useshell, timeout);
     if ran.simulated_unknown {
         e.log(
             LogLevel::Info,
@@ -132,7 +137,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         !no_output
     };
     if module {
-        if apply_module(e, def, &cmd, &ran.output, show_output) {
+        // after `cfengine-die` the agent stops reading and closes the pipe: a module that still writes
+        // dies of it (abnormal termination, modules/cfengine_die), one that had finished ends normally
+        // (policies/modules/errors)
+        if apply_module(e, def, &cmd, &ran.output, show_output) && writes_after_die(&ran.output) {
             ran.abnormal = true;
         }
         if e.fatal {
@@ -152,6 +160,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     } else {
         e.returncode_outcome(def, p, &cmd, ran.code)
     };
+    // outcome classes are set with the exit-code verdict, before the quoted output is flushed (recorded)
+    e.record_outcome(def, p, outcome);
     if show_output && !ran.output.is_empty() {
         let tag = q_tag(&cmd);
         // empty lines are not quoted (recorded)
@@ -171,13 +181,18 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             ),
         );
     }
-    // outcome classes are set before the agent says the command completed (recorded)
-    e.record_outcome(def, p, outcome);
     if !ran.simulated_unknown {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
     e.verbose_promise_end("commands", promiser, outcome);
     e.end_event(None, Some(outcome));
+}
+
+/// Whether `output` goes on after its first line containing `cfengine-die`.
+fn writes_after_die(output: &str) -> bool {
+    let mut lines = output.lines().skip_while(|l| !l.contains("cfengine-die"));
+    lines.next();
+    lines.any(|l| !l.is_empty())
 }
 
 fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option<u64>) -> Ran {
@@ -376,6 +391,12 @@ fn set(e: &mut Engine<'_>, context: &str, name: &str, value: Value, tags: Vec<St
 #[cfg(test)]
 mod tests {
     use super::q_tag;
+
+    #[test]
+    fn output_after_the_die_line() {
+        assert!(super::writes_after_die("+a\nstop: cfengine-die\n+after\n"));
+        assert!(!super::writes_after_die("+a\n+x_cfengine-die\n"));
+    }
 
     #[test]
     fn q_tag_steps_back_ten_from_the_end_of_argv0() {

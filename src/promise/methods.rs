@@ -9,9 +9,13 @@ use crate::expr::expand::{naked_list_name, resolve, Resolved};
 use crate::syntax::ast::{Promise, Rval};
 use crate::value::Value;
 
-fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
+/// The values of a call's arguments (`None`: a function call that gave no scalar; the callee logs the
+/// agent's error after its parameter note) and their kinds (`s` scalar, `f` function call).
+fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<(Vec<Option<Value>>, Vec<char>)> {
     let mut out = Vec::new();
+    let mut kinds = Vec::new();
     for a in args {
+        kinds.push(if matches!(a, Rval::Call(_)) { 'f' } else { 's' });
         match a {
             Rval::Scalar(s) => {
                 if let Some(name) = naked_list_name(&s.value) {
@@ -29,17 +33,16 @@ fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
                 }
                 out.push(Some(Value::str(e.expand(&s.value).text)));
             }
-            Rval::Call(c) => {
-                // recorded: a call as a bundle argument is refused (once its own arguments resolve)
-                // and the parameter stays unset
-                let _ = c;
-                e.log(
-                    LogLevel::Error,
-                    "Only functions returning scalars can be used as arguments",
-                );
-                out.push(None);
-                continue;
-            }
+            // a call is evaluated when the bundle starts: a scalar result is the parameter, anything
+            // else (unresolved arguments, a list, a failure) leaves it unset (recorded:
+            // methods/function_arguments)
+            Rval::Call(c) => match e.call_function(c) {
+                RvalResult::Value {
+                    value: Value::Scalar(_, s),
+                    unresolved: false,
+                } => out.push(Some(Value::str(s))),
+                _ => out.push(None),
+            },
             other => match e.eval_rval(other) {
                 RvalResult::Value { value, .. } => out.push(Some(value)),
                 RvalResult::Skip => return None,
@@ -47,7 +50,21 @@ fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
             },
         }
     }
-    Some(out)
+    Some((out, kinds))
+}
+
+/// A function call as the agent writes it in banners: `name("arg","arg")`, arguments expanded.
+fn written_call(e: &Engine<'_>, c: &crate::syntax::ast::Call) -> String {
+    let args: Vec<String> = c
+        .args
+        .iter()
+        .map(|a| match a {
+            Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
+            Rval::Call(inner) => written_call(e, inner),
+            _ => String::new(),
+        })
+        .collect();
+    format!("{}({})", c.name, args.join(","))
 }
 
 /// The promise as its identity sees it: calls given as bundle arguments count unexpanded (recorded: the
@@ -94,14 +111,22 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                         format!("\"{}\"", s.value)
                     }
                     Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
+                    Rval::Call(inner) => written_call(e, inner),
                     _ => String::new(),
                 })
                 .collect();
-            call_text = format!("{}( {{{}}})", c.name, raw.join(","));
-            let Some(args) = eval_args(e, &c.args) else {
+            // the agent's banner names the bundle without its namespace (recorded:
+            // namespaces/ns_bundle_with_args)
+            let shown = e.expand(&c.name).text;
+            let shown = shown.rsplit(':').next().unwrap_or_default();
+            if !raw.is_empty() {
+                call_text = format!("{shown}( {{{}}})", raw.join(","));
+            }
+            let Some((args, kinds)) = eval_args(e, &c.args) else {
                 e.end_event(Some("unresolved"), None);
                 return;
             };
+            e.pending_arg_kinds = kinds;
             (c.name.clone(), args)
         }
         Some(Rval::Scalar(s)) => (e.expand(&s.value).text, Vec::new()),
@@ -128,6 +153,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             Some(v) if matches!(v.value.as_scalar(), Some("true" | "yes" | "on"))
         );
         if ignore {
+            // the error is the promise's not-kept outcome: audited, classes body applied (recorded)
+            e.record_outcome(def, p, Outcome::Failed);
             e.verbose_promise_end("methods", promiser, Outcome::Failed);
             e.end_event(Some("missing_bundle"), None);
             return;
@@ -140,6 +167,23 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("missing_bundle"), Some(Outcome::Failed));
         return;
     };
+    if e.warn_only(def, p) {
+        // the bundle is not run; the agent still prints its end banner (recorded: commands/action_warn)
+        e.log(
+            LogLevel::Warning,
+            &format!("Bundle '{written}' should be invoked, but only a warning was promised!"),
+        );
+        e.record_outcome(def, p, Outcome::Failed);
+        let shown = e
+            .bundles
+            .get(bi)
+            .map(|b| b.name.clone())
+            .unwrap_or_default();
+        e.verbose_bundle_end_banner(&shown);
+        e.verbose_promise_end("methods", promiser, Outcome::Failed);
+        e.end_event(None, Some(Outcome::Failed));
+        return;
+    }
     let inherit = match Engine::constraint(p, "inherit") {
         Some(rv) => e.scalar_of(rv).as_deref() == Some("true"),
         None => false,
@@ -150,12 +194,25 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     e.end_event(None, None);
     let name = name.to_string();
     let stack = match e.ctx.frames.last() {
-        Some(f) => format!("{}/{}/{}/methods/'{promiser}'", f.stack, f.ns, f.bundle),
+        Some(f) => format!(
+            "{}/{}/{}/methods/'{}'",
+            f.stack,
+            f.ns,
+            f.bundle,
+            crate::eval::verbose::abbreviated_promiser(promiser)
+        ),
         None => String::new(),
     };
     e.pending_call = Some((stack, call_text));
     let agg = e.run_bundle(bi, &args, true, inherit, promiser);
     e.cur = event;
+    if e.fatal {
+        // the agent exits at once: no outcome, no end banner
+        if let Some(ev) = e.trace.get_mut(slot) {
+            ev.outcome = Some(Outcome::Failed.name().to_string());
+        }
+        return;
+    }
     let results = std::mem::take(&mut e.last_results);
     if let Some(rv) = Engine::constraint(p, "useresult") {
         let ret = e.scalar_of(rv).unwrap_or_default();
@@ -179,6 +236,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Outcome::Kept
     };
     e.record_outcome(def, p, outcome);
+    e.verbose_bundle_end_banner(
+        &e.bundles
+            .get(bi)
+            .map(|b| b.name.clone())
+            .unwrap_or_default(),
+    );
     e.verbose_promise_end("methods", promiser, outcome);
     let done = std::mem::take(&mut e.cur);
     if let Some(ev) = e.trace.get_mut(slot) {

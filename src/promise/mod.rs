@@ -4,6 +4,7 @@
 
 pub mod classes;
 pub mod commands;
+pub mod custom;
 pub mod defaults;
 pub mod meta;
 pub mod methods;

@@ -17,13 +17,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some(skip), None);
         return;
     }
-    let digest = e.digest(def, "reports", p, promiser);
-    if !e.done.insert(digest) {
-        e.end_event(Some("already_done"), None);
-        return;
-    }
-    e.verbose_promise_begin(def, "reports", p, promiser);
     if let Some(rv) = Engine::constraint(p, "bundle_return_value_index") {
+        // a return value is stored before any lock or banner, in every pass, and is not audited:
+        // only `A: Promise was KEPT` / `P: END` show it (recorded: methods/useresult)
         let k = e.scalar_of(rv).unwrap_or_default();
         e.ctx.set_var(
             (
@@ -35,8 +31,30 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             vec!["source=bundle".into()],
         );
         if let Some(r) = e.results.last_mut() {
-            r.push((k, promiser.to_string()));
+            match r.iter_mut().find(|(key, _)| *key == k) {
+                Some(slot) => slot.1 = promiser.to_string(),
+                None => r.push((k, promiser.to_string())),
+            }
         }
+        if e.stage == "pass" {
+            e.verbose_promise_end("reports", promiser, Outcome::Kept);
+        }
+        e.end_event(None, Some(Outcome::Kept));
+        return;
+    }
+    let digest = e.digest(def, "reports", p, promiser);
+    if !e.done.insert(digest) {
+        e.end_event(Some("already_done"), None);
+        return;
+    }
+    e.verbose_promise_begin(def, "reports", p, promiser);
+    // `-n` or a warn-only action: a report that would need repair, not kept (recorded)
+    let warn = e.warn_only(def, p);
+    if warn {
+        e.log(
+            crate::eval::output::LogLevel::Warning,
+            &format!("Need to repair reports promise: {promiser}"),
+        );
     } else if let Some(rv) = Engine::constraint(p, "report_to_file") {
         // Simulation never writes: a missing directory gives the agent's error, otherwise an info line.
         let file = e.scalar_of(rv).unwrap_or_default();
@@ -58,21 +76,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 &format!("Could not open log file '{file}', message '{promiser}'. (fopen: No such file or directory)"),
             );
         }
-    } else if e.opts.dry_run {
-        e.log(
-            crate::eval::output::LogLevel::Warning,
-            &format!("Need to repair reports promise: {promiser}"),
-        );
     } else {
         e.out.raw(format!("R: {promiser}"));
         print_file(e, def, p);
     }
-    // in dry-run mode a report is a promise that would need repair: not kept (recorded)
-    let outcome = if e.opts.dry_run {
-        Outcome::Failed
-    } else {
-        Outcome::Kept
-    };
+    let outcome = if warn { Outcome::Failed } else { Outcome::Kept };
     e.record_outcome(def, p, outcome);
     e.verbose_promise_end("reports", promiser, outcome);
     e.end_event(None, Some(Outcome::Kept));

@@ -1,6 +1,7 @@
 //! Promise types cfsim does not simulate yet (files, packages, services, processes, users, storage,
-//! databases, edit_line promise types, guest_environments) and custom promise types: each promise that
-//! passes its guard and conditions is reported once per run with a warning naming it; nothing happens.
+//! databases, edit_line promise types, guest_environments): each promise that passes its guard and
+//! conditions is reported once per run with a warning naming it; nothing happens. A promise of an
+//! undefined type gets the agent's error; custom types declared with `promise agent` go to `custom`.
 
 use crate::eval::output::LogLevel;
 use crate::eval::{BundleDef, Engine};
@@ -22,25 +23,15 @@ pub const NOT_SIMULATED: &[&str] = &[
     "replace_patterns",
 ];
 
-/// Reports the promise as not simulated (once per identity).
+/// Reports the promise as not simulated (once per identity); custom types with a `promise agent` block
+/// go to [`crate::promise::custom`].
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
-    let block = e.promise_types.iter().find(|x| x.0 == t).cloned();
-    if let Some((_, attrs, file)) = &block {
-        if let Some(path) = module_path(e, attrs, *file) {
-            use crate::expr::host::HostEnv;
-            if e.host.stat(&path, true).is_none() {
-                // observed: once per promise and pass
-                e.log(
-                    LogLevel::Error,
-                    &format!("Promise module '{path}' does not exist"),
-                );
-                e.verbose_promise_end(t, promiser, crate::eval::Outcome::Failed);
-                e.end_event(Some("missing_module"), None);
-                return;
-            }
-        }
+    let block = e.promise_types.iter().any(|x| x.0 == t);
+    if block && !NOT_SIMULATED.contains(&t) {
+        crate::promise::custom::evaluate(e, def, t, p, promiser);
+        return;
     }
-    if !NOT_SIMULATED.contains(&t) && block.is_none() {
+    if !NOT_SIMULATED.contains(&t) {
         // observed: one error per promise and pass, whatever its guard or conditions
         e.log(LogLevel::Error, &format!("Undefined promise type '{t}'"));
         // recorded: not kept, but not counted in the bundle's accounting
@@ -57,44 +48,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         e.end_event(Some("already_done"), None);
         return;
     }
-    let what = if NOT_SIMULATED.contains(&t) {
-        "is not simulated yet"
-    } else {
-        "has a custom promise type, which cfsim does not simulate"
-    };
     e.log(
         LogLevel::Warning,
         &format!(
-            "cfsim: {t} promise '{promiser}' in bundle '{}' {what}; skipped",
+            "cfsim: {t} promise '{promiser}' in bundle '{}' is not simulated yet; skipped",
             def.name
         ),
     );
     e.end_event(Some("not_simulated"), None);
-}
-
-/// The expanded `path` of a `promise agent` block (`$(this.promise_dirname)` is the block's directory).
-fn module_path(
-    e: &mut Engine<'_>,
-    attrs: &[crate::syntax::ast::Constraint],
-    file: usize,
-) -> Option<String> {
-    let rv = attrs
-        .iter()
-        .find(|c| c.lval == "path")
-        .map(|c| c.rval.clone())?;
-    let fpath = e
-        .files
-        .get(file)
-        .map(|f| crate::eval::runner::absolute_keep_dots(&f.path))
-        .unwrap_or_default();
-    let dir = fpath
-        .rsplit_once('/')
-        .map(|(d, _)| d.to_string())
-        .unwrap_or_default();
-    let saved = std::mem::take(&mut e.ctx.this);
-    e.ctx.this.insert("promise_filename".into(), fpath);
-    e.ctx.this.insert("promise_dirname".into(), dir);
-    let path = e.scalar_of(&rv);
-    e.ctx.this = saved;
-    path
 }

@@ -43,7 +43,11 @@ fn to_typed(ty: &str, v: Value) -> Option<Value> {
             Value::List(ListKind::Slist, crate::value::json_scalar_values(&d))
         }
         ("data", Value::Data(d)) => Value::Data(d),
-        ("data", Value::Scalar(_, s)) => Value::Data(serde_json::from_str(&s).ok()?),
+        ("data", Value::Scalar(_, s)) => {
+            let mut d = serde_json::from_str(&s).ok()?;
+            crate::functions::json::store_numbers(&mut d);
+            Value::Data(d)
+        }
         ("data", Value::List(_, l)) => Value::Data(serde_json::Value::Array(
             l.into_iter().map(serde_json::Value::String).collect(),
         )),
@@ -107,11 +111,50 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             &format!("V:     Computing value of '{promiser}'"),
         );
     }
-    let ifdefined = match Engine::constraint(p, "policy") {
-        Some(rv) => e.scalar_of(rv).as_deref() == Some("ifdefined"),
-        None => false,
+    let (skip, outcome) = verify(e, def, p, promiser, &c.lval, &c.rval);
+    if e.stage == "pass" {
+        // after the actuator the agent's promise expansion verifies a vars promise once more
+        // (classes body, redefinition notes: recorded twice in a row, classbody/outcomes_reports_vars)
+        let before = e.cur.classes_set.len();
+        let _ = verify(e, def, p, promiser, &c.lval, &c.rval);
+        dedup_tail(&mut e.cur.classes_set, before);
+    }
+    e.end_event(skip, outcome);
+}
+
+/// Drops the entries from `from` on that are already in the list before them.
+pub fn dedup_tail(list: &mut Vec<String>, from: usize) {
+    let mut i = from;
+    while i < list.len() {
+        if list[..i].contains(&list[i]) {
+            list.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// The agent's VerifyVarPromise for one binding: evaluates the value and stores it, applies the classes
+/// body; `policy => "constant"` keeps an existing different value (with the agent's verbose note).
+/// Returns the trace skip reason and outcome.
+fn verify(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    p: &Promise,
+    promiser: &str,
+    ty: &str,
+    rv: &crate::syntax::ast::Rval,
+) -> (Option<&'static str>, Option<Outcome>) {
+    let (scope, lval) = match promiser.split_once('.') {
+        Some((s, l)) if !s.contains('[') => (s.to_string(), l.to_string()),
+        _ => (def.name.clone(), promiser.to_string()),
     };
-    let value = match e.eval_rval(&c.rval) {
+    let policy = match Engine::constraint(p, "policy") {
+        Some(rv) => e.scalar_of(rv).unwrap_or_default(),
+        None => String::new(),
+    };
+    let ifdefined = policy == "ifdefined";
+    let value = match e.eval_rval(rv) {
         // `policy => "ifdefined"`: undefined references are dropped (list elements) or the variable is
         // not defined (scalars)
         RvalResult::Value {
@@ -129,33 +172,27 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         ),
         RvalResult::Value {
             unresolved: true, ..
-        } if ifdefined => {
-            e.end_event(Some("unresolved"), None);
-            return;
-        }
+        } if ifdefined => return (Some("unresolved"), None),
         RvalResult::Value { value, .. } => value,
-        RvalResult::Skip => {
-            e.end_event(Some("unresolved"), None);
-            return;
-        }
-        RvalResult::Dropped => {
-            e.end_event(Some("unresolved"), None);
-            return;
-        }
-        RvalResult::Failed => {
-            e.end_event(Some("failed_function"), Some(Outcome::Failed));
-            return;
-        }
+        RvalResult::Skip | RvalResult::Dropped => return (Some("unresolved"), None),
+        RvalResult::Failed => return (Some("failed_function"), Some(Outcome::Failed)),
     };
-    let Some(value) = to_typed(&c.lval, value) else {
-        e.end_event(Some("type_mismatch"), Some(Outcome::Failed));
-        return;
+    let Some(value) = to_typed(ty, value) else {
+        return (Some("type_mismatch"), Some(Outcome::Failed));
     };
+    let key = (def.ns.clone(), scope, lval);
+    if policy == "constant" {
+        if let Some(old) = e.ctx.vars.get(&key).map(|v| v.value.clone()) {
+            if old != value {
+                constant_note(e, promiser, &old, &value);
+            }
+            return (Some("constant"), Some(Outcome::Kept));
+        }
+    }
     let mut tags = vec!["source=promise".to_string()];
     if let Some(m) = crate::eval::Engine::constraint(p, "meta") {
         tags.extend(e.list_of(m));
     }
-    let key = (def.ns.clone(), scope, lval);
     let changed = e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value);
     if changed {
         e.cur
@@ -174,7 +211,28 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     e.ctx.set_var(key, value, tags);
     e.apply_classes_body(def, p, Outcome::Kept);
-    e.end_event(None, Some(Outcome::Kept));
+    (None, Some(Outcome::Kept))
+}
+
+/// The agent's note when `policy => "constant"` keeps an existing value: scalars with both values, lists
+/// by name; nothing when the types differ or for data.
+fn constant_note(e: &mut Engine<'_>, promiser: &str, old: &Value, new: &Value) {
+    if !e.verbose_on() {
+        return;
+    }
+    let msg = match (old, new) {
+        (Value::Scalar(_, o), Value::Scalar(_, n)) => {
+            if crate::expr::expand::has_reference(o) || crate::expr::expand::has_reference(n) {
+                return;
+            }
+            format!("V: Skipping redefinition of constant scalar '{promiser}': from '{o}' to '{n}'")
+        }
+        (Value::List(..), Value::List(..)) => {
+            format!("V: Skipping redefinition of constant list '{promiser}'")
+        }
+        _ => return,
+    };
+    e.log(LogLevel::Verbose, &msg);
 }
 
 #[cfg(test)]

@@ -390,7 +390,10 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
             }
             // cf-promises' JSON parser keeps `\uXXXX` escapes as literal text.
             match serde_json::from_str::<serde_json::Value>(&keep_unicode_escapes(&s.value)) {
-                Ok(v) if v.is_object() || v.is_array() => Rval::Data(v, s.span),
+                Ok(mut v) if v.is_object() || v.is_array() => {
+                    crate::functions::json::store_numbers(&mut v);
+                    Rval::Data(v, s.span)
+                }
                 _ => Rval::Scalar(s),
             }
         }

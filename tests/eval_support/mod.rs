@@ -135,8 +135,8 @@ pub fn filter_table(kind: &str, dir: &str, raw: &[u8]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Normalise the raw output (stdout then stderr) of one run of `policy` in `variant` so that it can be
-/// compared with the recording `NAME.<variant.suffix>`.
+/// Normalise the raw output (stdout and stderr interleaved) of one run of `policy` in `variant` so that
+/// it can be compared with the recording `NAME.<variant.suffix>`.
 pub fn normalise(policy: &Path, variant: &Variant, raw: &[u8]) -> String {
     let dir = policy.parent().unwrap().to_str().unwrap();
     match variant.table {

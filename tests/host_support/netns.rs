@@ -1,5 +1,5 @@
 //! Namespace scaffolding for `tests/host_namespace.rs`: the hybrid host cfsim evaluates, the veth
-//! network script, the fake `/etc` and shell quoting.
+//! network script, the fake `/etc`, shell quoting and the unshared run itself.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::Ipv6Addr;
@@ -132,6 +132,39 @@ pub fn net_script(profile: &Host) -> String {
     }
     sc.push_str("sleep 1\n");
     sc
+}
+
+/// Runs `script` with `sh -c` in fresh network, mount and UTS namespaces (120 s limit); its stdout, or `None`
+/// (with a note naming the failure) when it could not run or failed.
+pub fn run_unshared(script: &str) -> Option<String> {
+    let out = Command::new("timeout")
+        .args([
+            "120", "unshare", "--net", "--mount", "--uts", "sh", "-c", script,
+        ])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "note: namespace run failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Whether this process may create network, mount and UTS namespaces; prints a skip note for `test` if not.
+pub fn namespaces_permitted(test: &str) -> bool {
+    let ok = Command::new("unshare")
+        .args(["--net", "--mount", "--uts", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("note: {test}: skipped, namespaces not permitted here (needs root and unshare)");
+    }
+    ok
 }
 
 pub fn sh_quote(s: &str) -> String {

@@ -215,8 +215,16 @@ pub fn duplicate_definitions(
         DefinitionKind::Bundle => "bundle",
         DefinitionKind::Body => "body",
     };
+    // `body file control` is per file and never a duplicate, even twice in one file (recorded:
+    // policies/parse/checks/file_control_twice)
+    let per_file = |d: &Definition<'_>| {
+        kind == DefinitionKind::Body && d.def_type == "file" && d.name == "control"
+    };
     let mut out = Vec::new();
     for (i, d) in defs.iter().enumerate() {
+        if per_file(d) {
+            continue;
+        }
         let others = defs
             .iter()
             .enumerate()
