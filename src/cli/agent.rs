@@ -71,17 +71,17 @@ pub fn prepare<'h>(
             code: 1,
         });
     }
+    let agent = component == Component::Agent;
     let mut e = Engine::new(files, host, level, opts);
+    e.agent_component = agent;
     e.setup(component, file, classes);
-    if !e.pre_evaluate(file) {
+    if !e.pre_evaluate(file, agent) {
         return Err(RunResult {
             stdout: e.out.text(),
             code: 1,
         });
     }
-    if component == Component::Agent {
-        e.apply_meta_tags();
-        e.preliminary_meta();
+    if agent {
         e.preliminary_checks();
     }
     Ok(e)
@@ -141,10 +141,26 @@ pub fn simulate(o: &Options) -> RunResult {
         trace: o.trace.is_some(),
         limits: o.limits.unwrap_or_default(),
     };
+    // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
+    // function errors of cf-promises' own pre-evaluation)
+    let validation = match prepare(
+        &o.file,
+        &host,
+        Component::Promises,
+        &classes,
+        LogLevel::Notice,
+        RunOptions::default(),
+    ) {
+        Ok(v) => v.out.text(),
+        Err(_) => String::new(),
+    };
     let mut e = match prepare(&o.file, &host, Component::Agent, &classes, level, opts) {
         Ok(e) => e,
         Err(r) => return r,
     };
+    e.out
+        .lines
+        .splice(0..0, validation.lines().map(str::to_string));
     if o.bundlesequence.is_some() {
         e.log(
             LogLevel::Info,

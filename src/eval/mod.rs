@@ -167,6 +167,13 @@ pub struct Engine<'h> {
     pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
     /// Bundle (index) and file of the promise under evaluation.
     pub cur_file: usize,
+    /// Function calls already evaluated for the promise binding under evaluation (the agent's expanded
+    /// promise copy): later evaluations of the same call reuse the outcome silently.
+    pub fn_memo: Option<rval::FnMemo>,
+    /// Messages of function calls say which tool runs them (`cf-promises` or `cf-agent`).
+    pub agent_component: bool,
+    /// The second evaluation of a vars promise in a pass (not traced, no verbose header).
+    pub second_sample: bool,
 }
 
 impl<'h> Engine<'h> {
@@ -203,6 +210,9 @@ impl<'h> Engine<'h> {
             fatal: false,
             cur_file: 0,
             promise_types: Vec::new(),
+            fn_memo: None,
+            agent_component: true,
+            second_sample: false,
         };
         e.add_loaded(loaded);
         e

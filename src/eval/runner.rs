@@ -192,7 +192,13 @@ impl Engine<'_> {
                     }
                 }
             }
-            if t == "classes" {
+            // like ScheduleAgentOperations, only a bundle that has classes promises re-resolves here
+            let has_classes = def
+                .bundle
+                .sections
+                .iter()
+                .any(|s| s.promise_type == "classes" && !s.promises.is_empty());
+            if t == "classes" && has_classes {
                 self.bundle_resolve(def);
                 let saved = self.stage;
                 if saved == "pass" {
@@ -261,6 +267,7 @@ impl Engine<'_> {
             self.iteration = i + 1;
             self.ctx.bind(b);
             self.set_this(def, p);
+            let saved_memo = self.fn_memo.replace(super::rval::FnMemo::new());
             if let Some(rv) = Self::constraint(p, "with") {
                 if let Some(w) = self.scalar_of(rv) {
                     self.ctx
@@ -275,9 +282,25 @@ impl Engine<'_> {
             self.begin_event(def, t, p, &promiser.text, true);
             if promiser.dropped {
                 self.end_event(Some("unresolved"), None);
+                self.fn_memo = saved_memo;
                 continue;
             }
-            crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+            self.expand_promise_calls(t, p, &promiser.text);
+            if self.stage == "prelim" {
+                crate::promise::preliminary(self, def, t, p, &promiser.text);
+            } else {
+                crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+                if self.stage == "pass" && matches!(t, "vars" | "meta") && !self.fatal {
+                    // the agent samples vars promises twice per pass (ExpandPromiseAndDo calls
+                    // VerifyVarPromise again after the actuator); the second one is not traced
+                    let trace = std::mem::replace(&mut self.opts.trace, false);
+                    self.second_sample = true;
+                    crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+                    self.second_sample = false;
+                    self.opts.trace = trace;
+                }
+            }
+            self.fn_memo = saved_memo;
             if self.fatal {
                 break;
             }
@@ -333,7 +356,7 @@ impl Engine<'_> {
 
     /// Finishes the current trace event.
     pub fn end_event(&mut self, skip: Option<&str>, outcome: Option<super::Outcome>) {
-        if !self.opts.trace {
+        if !self.opts.trace || self.stage == "prelim" {
             self.cur.classes_set.clear();
             self.cur.classes_cancelled.clear();
             self.cur.vars_set.clear();

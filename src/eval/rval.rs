@@ -4,11 +4,15 @@
 
 use super::output::LogLevel;
 use super::Engine;
+use crate::expr::env::EvalEnv;
 use crate::expr::expand::{expand_scalar, has_reference, naked_list_name, resolve, Resolved};
 use crate::functions::callexpr::{eval_call, CallArg, CallExpr, EvalOutcome};
 use crate::functions::{CallCtx, Level};
-use crate::syntax::ast::{Call, Rval};
+use crate::syntax::ast::{Call, Promise, Rval};
 use crate::value::{ListKind, Value};
+
+/// Outcomes and messages of the calls of one promise binding, keyed by the call's address in the policy.
+pub type FnMemo = std::collections::HashMap<usize, (RvalResult, Vec<(LogLevel, String)>)>;
 
 /// The agent's ERROR value of a class expression (unexpanded reference, parse failure).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,17 +64,39 @@ pub fn rval_strings<'a>(rv: &'a Rval, out: &mut Vec<&'a str>) {
 }
 
 impl Engine<'_> {
-    /// Calls a function expression.
+    /// Calls a function expression. Inside a promise binding (see [`FnMemo`]) a call evaluated before
+    /// returns its earlier outcome without logging again.
     pub fn call_function(&mut self, c: &Call) -> RvalResult {
+        let key = c as *const Call as usize;
+        if let Some(hit) = self.fn_memo.as_ref().and_then(|m| m.get(&key)) {
+            return hit.0.clone();
+        }
+        let mut lines = Vec::new();
+        let result = self.call_function_uncached(c, &mut lines);
+        for (lvl, msg) in &lines {
+            self.log(*lvl, msg);
+        }
+        if let Some(m) = self.fn_memo.as_mut() {
+            m.insert(key, (result.clone(), lines));
+        }
+        result
+    }
+
+    fn call_function_uncached(
+        &mut self,
+        c: &Call,
+        lines: &mut Vec<(LogLevel, String)>,
+    ) -> RvalResult {
         let Some(expr) = to_call_expr(c) else {
-            self.log(
+            lines.push((
                 LogLevel::Error,
-                &format!("cfsim cannot pass a list literal to function '{}'", c.name),
-            );
+                format!("cfsim cannot pass a list literal to function '{}'", c.name),
+            ));
             return RvalResult::Failed;
         };
         let (outcome, log) = {
             let mut cx = CallCtx::new(&mut self.ctx, &self.host);
+            cx.agent = self.agent_component;
             let o = eval_call(&mut cx, &expr, &mut self.cache);
             (o, cx.log)
         };
@@ -80,7 +106,7 @@ impl Engine<'_> {
                 Level::Warning => LogLevel::Warning,
                 Level::Verbose => LogLevel::Verbose,
             };
-            self.log(lvl, &l.message);
+            lines.push((lvl, l.message));
         }
         match outcome {
             EvalOutcome::Value(v) => RvalResult::Value {
@@ -89,10 +115,82 @@ impl Engine<'_> {
             },
             EvalOutcome::Unresolved => RvalResult::Skip,
             EvalOutcome::Unknown => {
-                self.log(LogLevel::Error, &format!("Unknown function '{}'", c.name));
+                lines.push((LogLevel::Error, format!("Unknown function '{}'", c.name)));
                 RvalResult::Failed
             }
             EvalOutcome::Failed | EvalOutcome::NotImplemented => RvalResult::Failed,
+        }
+    }
+
+    /// Re-logs, `times` times, the messages of the failed built-in calls of `rv` (top level and list
+    /// elements) evaluated earlier in this binding: the agent keeps a failed call unevaluated in its
+    /// promise copy, so each later look at the constraint calls the function again.
+    pub fn replay_failed_calls(&mut self, rv: &Rval, times: usize) {
+        let calls: Vec<&Call> = match rv {
+            Rval::Call(c) => vec![c],
+            Rval::List(items, _) => items
+                .iter()
+                .filter_map(|i| match i {
+                    Rval::Call(c) => Some(c),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for c in calls {
+            let key = c as *const Call as usize;
+            let Some((RvalResult::Failed, lines)) =
+                self.fn_memo.as_ref().and_then(|m| m.get(&key)).cloned()
+            else {
+                continue;
+            };
+            for _ in 0..times {
+                for (lvl, msg) in &lines {
+                    self.log(*lvl, msg);
+                }
+            }
+        }
+    }
+
+    /// Whether `rv` calls a built-in function (body and bundle references look like calls too).
+    pub fn has_builtin_call(rv: &Rval) -> bool {
+        match rv {
+            Rval::Call(c) => crate::syntax::tables::function(&c.name).is_some(),
+            Rval::List(items, _) => items.iter().any(Self::has_builtin_call),
+            Rval::Scalar(..) | Rval::Data(..) => false,
+        }
+    }
+
+    /// The agent's expansion of a promise binding before its actuator runs (`ExpandDeRefPromise`): a
+    /// classes promise whose class is set is skipped; then `ifvarclass`/`if`, `unless` and `depends_on`
+    /// (stopping when they exclude the promise), then every other constraint in order — every built-in
+    /// call is evaluated once here, logging its messages.
+    pub fn expand_promise_calls(&mut self, t: &str, p: &Promise, promiser: &str) {
+        if t == "classes"
+            && self
+                .ctx
+                .class_defined(None, &crate::expr::canonify(promiser))
+        {
+            return;
+        }
+        let cond = |lval: &str| p.constraints.iter().find(|c| c.lval == lval);
+        if let Some(c) = cond("ifvarclass").or_else(|| cond("if")) {
+            if Self::has_builtin_call(&c.rval) && self.eval_condition(&c.rval) != Ok(true) {
+                return;
+            }
+        }
+        if let Some(c) = cond("unless") {
+            if Self::has_builtin_call(&c.rval) && self.eval_condition(&c.rval) == Ok(true) {
+                return;
+            }
+        }
+        for c in &p.constraints {
+            if matches!(c.lval.as_str(), "ifvarclass" | "if" | "unless")
+                || !Self::has_builtin_call(&c.rval)
+            {
+                continue;
+            }
+            let _ = self.eval_rval(&c.rval);
         }
     }
 
@@ -174,7 +272,9 @@ impl Engine<'_> {
         match crate::expr::classexpr::eval_str(&e.text, &self.ctx) {
             Ok(b) => Ok(b),
             Err(err) => {
-                if matches!(err, crate::expr::classexpr::ClassExprError::Whitespace(_)) {
+                if matches!(err, crate::expr::classexpr::ClassExprError::Whitespace(_))
+                    && self.stage != "prelim"
+                {
                     self.log(LogLevel::Error, &err.to_string());
                 }
                 Err(ClassError)

@@ -82,6 +82,8 @@ pub struct CallCtx<'a> {
     pub env: &'a mut dyn EvalEnv,
     pub host: &'a dyn HostEnv,
     pub log: Vec<LogLine>,
+    /// True in cf-agent (the default), false in cf-promises: a few messages differ between the tools.
+    pub agent: bool,
 }
 
 impl<'a> CallCtx<'a> {
@@ -91,6 +93,7 @@ impl<'a> CallCtx<'a> {
             env,
             host,
             log: Vec::new(),
+            agent: true,
         }
     }
 

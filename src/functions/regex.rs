@@ -22,9 +22,13 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// A regex that does not compile is logged and simply does not match: the call succeeds (recorded:
+/// its error is printed once per evaluation, never again by the actuator).
 fn regcmp(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let re = regex(ctx, a[0].text())?;
-    Ok(Value::context(full_match(&re, a[1].text())))
+    match regex(ctx, a[0].text()) {
+        Ok(re) => Ok(Value::context(full_match(&re, a[1].text()))),
+        Err(FnFail) => Ok(Value::context(false)),
+    }
 }
 
 /// Expands `$N` and `\N` back-references of a replacement.

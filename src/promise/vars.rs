@@ -101,7 +101,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("illegal_identifier"), Some(Outcome::Failed));
         return;
     }
-    if e.stage == "pass" && e.verbose_on() {
+    if e.stage == "pass" && !e.second_sample && e.verbose_on() {
         e.log(
             crate::eval::output::LogLevel::Verbose,
             &format!("V:     Computing value of '{promiser}'"),
@@ -143,6 +143,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             return;
         }
         RvalResult::Failed => {
+            // VerifyVarPromise calls a failed function again while the variable is undefined
+            let key = (def.ns.clone(), scope.clone(), lval.clone());
+            if matches!(c.rval, crate::syntax::ast::Rval::Call(_)) && !e.ctx.vars.contains_key(&key)
+            {
+                e.replay_failed_calls(&c.rval, 1);
+            }
             e.end_event(Some("failed_function"), Some(Outcome::Failed));
             return;
         }
