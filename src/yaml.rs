@@ -21,7 +21,17 @@ pub fn parse(text: &str) -> Result<Value, String> {
         too_deep: false,
     };
     let mut parser = Parser::new_from_str(text);
-    parser.load(&mut b, false).map_err(|e| e.to_string())?;
+    if let Err(e) = parser.load(&mut b, false) {
+        // CFEngine keeps what libyaml delivered before the error, open collections closed (recorded:
+        // `[unclosed` → ["unclosed"], `a: b: c` → {"a":"b"}, `[a, b]]` → ["a","b"]); only a text that
+        // produced nothing is an error
+        if b.stack.is_empty() && b.root.is_none() {
+            return Err(e.to_string());
+        }
+        while !b.stack.is_empty() {
+            b.on_event(Event::SequenceEnd);
+        }
+    }
     if b.too_deep {
         return Err(format!("YAML nesting deeper than {MAX_DEPTH}"));
     }

@@ -157,10 +157,6 @@ const FAMILIES: &[&[FnDef]] = &[
 
 /// The 3.21 functions cfsim does not implement, and why.
 pub const NOT_IMPLEMENTED: &[(&str, &str)] = &[
-    (
-        "hash_to_int",
-        "needs the agent's internal string hash, not reproduced yet",
-    ),
     ("hubknowledge", "queries a CFEngine hub over the network"),
     (
         "remotescalar",
