@@ -197,7 +197,15 @@ mod tests {
     }
 
     #[test]
-    fn bad_yaml_is_an_error() {
-        assert!(parse("a: [").is_err());
+    fn yaml_that_yields_nothing_is_an_error() {
+        assert!(parse("@").is_err());
+    }
+
+    #[test]
+    fn broken_yaml_keeps_what_was_parsed() {
+        // Recorded with parseyaml(): policies/functions/yaml.cases
+        assert_eq!(parse("a: [1, 2").unwrap_or_default(), json!({"a": [1, 2]}));
+        assert_eq!(parse("a: b: c").unwrap_or_default(), json!({"a": "b"}));
+        assert_eq!(parse("[a, b]]").unwrap_or_default(), json!(["a", "b"]));
     }
 }

@@ -1,8 +1,12 @@
 //! Function families end to end: each `policies/functions/<family>.cf` (generated from `<family>.cases`)
 //! run by `cfsim agent`, compared byte for byte with what the real cf-agent 3.21 printed for it
-//! (`<family>.expected`, re-checked live by tests/functions_live.rs). Families listed in `IDENTICAL` must stay
-//! identical (a ratchet: add a family when it starts to match); the others are reported with their count of
-//! differing lines, so the issue note can track them.
+//! (`<family>.expected`, re-checked live by tests/functions_live.rs) — report lines and every log line,
+//! including the function errors of cf-agent's own `cf-promises -c` validation and of each evaluation.
+//! Families listed in `IDENTICAL` must stay identical (a ratchet: add a family when it starts to match);
+//! the others are reported with their count of differing lines. Families calling command-running
+//! functions run with `--exec` (cfsim runs no command unless allowed); `splayclass.expected` is a filtered
+//! `-v` recording and is compared through the same filter. `cfsim promises` is compared with
+//! `<family>.promises.expected` (what `cf-promises -f` printed).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -12,6 +16,7 @@ use std::path::Path;
 const IDENTICAL: &[&str] = &[
     "classes",
     "data",
+    "edges",
     "files",
     "inventory",
     "lists",
@@ -24,6 +29,7 @@ const IDENTICAL: &[&str] = &[
     "regex",
     "splayclass",
     "strings",
+    "system",
     "time",
     "vars",
     "yaml",
@@ -70,6 +76,15 @@ fn function_families_through_cfsim_agent() {
         if fam == "splayclass" {
             args.push("-v");
         }
+        // execresult & co. run their command only when the user allows execution (`--exec`; cfsim
+        // never runs commands on its own): these families call them
+        let text = std::fs::read_to_string(dir.join(format!("{fam}.cf"))).unwrap();
+        if ["execresult", "returnszero", "usemodule"]
+            .iter()
+            .any(|f| text.contains(f))
+        {
+            args.push("--exec");
+        }
         let mut out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
             .current_dir(&dir)
             .env("CFSIM_TEST_VAR", "value-of-test")
@@ -105,4 +120,48 @@ fn function_families_through_cfsim_agent() {
             "family {fam} no longer identical to cf-agent's output"
         );
     }
+}
+
+/// `cfsim promises -f ./<family>.cf` prints what `cf-promises -f` printed for it (the errors of its
+/// pre-evaluation; `<family>.promises.expected`, re-checked live by tests/functions_live.rs): every
+/// recorded family must match.
+#[test]
+fn function_families_through_cfsim_promises() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions");
+    let mut families: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".promises.expected").map(str::to_string)
+        })
+        .collect();
+    families.sort();
+    assert!(families.len() >= 18, "promises recordings missing");
+    let mut differing = Vec::new();
+    for fam in &families {
+        let policy = format!("./{fam}.cf");
+        let mut args = vec!["promises", "-f", &policy];
+        let text = std::fs::read_to_string(dir.join(format!("{fam}.cf"))).unwrap();
+        if ["execresult", "returnszero", "usemodule"]
+            .iter()
+            .any(|f| text.contains(f))
+        {
+            args.push("--exec");
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .env("CFSIM_TEST_VAR", "value-of-test")
+            .args(&args)
+            .output()
+            .unwrap();
+        let want = std::fs::read(dir.join(format!("{fam}.promises.expected"))).unwrap();
+        if out.stdout != want {
+            differing.push(format!(
+                "{fam}:\n--- cfsim\n{}--- cf-promises\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&want)
+            ));
+        }
+    }
+    assert!(differing.is_empty(), "{}", differing.join("\n"));
 }

@@ -1,7 +1,7 @@
 //! Re-checks the recordings of `policies/functions/*.expected` against the real cf-agent 3.21.0 when it
 //! is installed: each generated policy is validated with `cf-promises -c` (never run cf-agent on an
 //! invalid policy: it would fall back to failsafe) and run with `cf-agent -K`; stdout must equal the
-//! recording. Without cf-agent the test prints a skip note, except under `CI=true`, where it fails.
+//! recording, and `cf-promises -f` must print `<family>.promises.expected`. Without cf-agent the test prints a skip note, except under `CI=true`, where it fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -98,6 +98,20 @@ fn recordings_match_the_live_agent() {
         let want = std::fs::read_to_string(dir.join(format!("{fam}.expected"))).unwrap();
         if got != want {
             diffs.push(format!("{fam}: live output differs from {fam}.expected\n--- live\n{got}\n--- recorded\n{want}"));
+        }
+        let recorded = dir.join(format!("{fam}.promises.expected"));
+        if recorded.is_file() {
+            let out = Command::new(&promises)
+                .args(["-f", &policy])
+                .env(fncases::TEST_VAR.0, fncases::TEST_VAR.1)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            let got = String::from_utf8_lossy(&out.stdout).into_owned();
+            let want = std::fs::read_to_string(&recorded).unwrap();
+            if got != want {
+                diffs.push(format!("{fam}: live cf-promises output differs from {fam}.promises.expected\n--- live\n{got}\n--- recorded\n{want}"));
+            }
         }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));

@@ -149,7 +149,11 @@ pub fn simulate(o: &Options) -> RunResult {
         Component::Promises,
         &classes,
         LogLevel::Notice,
-        RunOptions::default(),
+        RunOptions {
+            exec: o.exec,
+            dry_run: o.dry_run,
+            ..RunOptions::default()
+        },
     ) {
         Ok(v) => v.out.text(),
         Err(_) => String::new(),
