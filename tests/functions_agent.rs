@@ -165,3 +165,37 @@ fn function_families_through_cfsim_promises() {
     }
     assert!(differing.is_empty(), "{}", differing.join("\n"));
 }
+
+/// `policies/functions/counts/*.cf`: small policies pinning how often the agent logs a function's
+/// errors at each stage (validation, PolicyResolve, stage 7, passes, BundleResolve, actuators calling a
+/// failed function again), recorded by tests/oracle/record-fn-counts.sh; all must be identical.
+#[test]
+fn function_error_counts_match_the_agent() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/counts");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6, "count fixtures missing");
+    let mut differing = Vec::new();
+    for n in &names {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .args(["agent", "-K", "-f", &format!("./{n}.cf")])
+            .output()
+            .unwrap();
+        let want = std::fs::read(dir.join(format!("{n}.expected"))).unwrap();
+        if out.stdout != want {
+            differing.push(format!(
+                "{n}:\n--- cfsim\n{}--- cf-agent\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&want)
+            ));
+        }
+    }
+    assert!(differing.is_empty(), "{}", differing.join("\n"));
+}

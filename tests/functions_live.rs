@@ -177,3 +177,43 @@ fn splayclass_recording_matches_live_agent() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// The recordings of `policies/functions/counts/*.cf` against the live agent (validated first).
+#[test]
+fn count_recordings_match_the_live_agent() {
+    let Some((promises, agent)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir().join("counts");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    let mut diffs = Vec::new();
+    for n in &names {
+        let policy = format!("./{n}.cf");
+        let check = Command::new(&promises)
+            .args(["-c", "-f", &policy])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "cf-promises rejected counts/{n}.cf");
+        let out = Command::new(&agent)
+            .args(["-K", "-f", &policy])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout).into_owned();
+        let want = std::fs::read_to_string(dir.join(format!("{n}.expected"))).unwrap();
+        if got != want {
+            diffs.push(format!(
+                "counts/{n}: live output differs\n--- live\n{got}\n--- recorded\n{want}"
+            ));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

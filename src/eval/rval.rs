@@ -184,13 +184,47 @@ impl Engine<'_> {
                 return;
             }
         }
+        if let Some(c) = cond("depends_on") {
+            let needed = self.list_of(&c.rval);
+            if needed
+                .iter()
+                .any(|h| !self.handles.contains(&crate::expr::canonify(h)))
+            {
+                return;
+            }
+        }
         for c in &p.constraints {
-            if matches!(c.lval.as_str(), "ifvarclass" | "if" | "unless")
-                || !Self::has_builtin_call(&c.rval)
+            if matches!(
+                c.lval.as_str(),
+                "ifvarclass" | "if" | "unless" | "depends_on"
+            ) || !Self::has_builtin_call(&c.rval)
             {
                 continue;
             }
-            let _ = self.eval_rval(&c.rval);
+            let r = self.eval_rval(&c.rval);
+            if c.lval == "comment" {
+                // a comment whose call did not give a scalar stays a call (or a list) in the copy
+                let kind = match (&r, &c.rval) {
+                    (
+                        RvalResult::Value {
+                            value: Value::Scalar(..),
+                            ..
+                        },
+                        _,
+                    ) => None,
+                    (RvalResult::Value { .. }, _) => Some("list"),
+                    (_, Rval::Call(_)) => Some("call"),
+                    _ => None,
+                };
+                if let Some(kind) = kind {
+                    self.log(
+                        LogLevel::Error,
+                        &format!(
+                            "Comments can only be scalar objects, not '{kind}' in '{promiser}'"
+                        ),
+                    );
+                }
+            }
         }
     }
 

@@ -43,13 +43,20 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("no_value"), None);
         return;
     };
-    if let RvalResult::Value { value, .. } = e.eval_rval(&c.rval) {
-        e.cur
-            .vars_set
-            .push(format!("{}:{}.{}", key.0, key.1, key.2));
-        e.ctx.set_var(key, value, vec!["source=promise".into()]);
-        e.end_event(None, Some(Outcome::Repaired));
-    } else {
-        e.end_event(Some("unresolved"), None);
+    match e.eval_rval(&c.rval) {
+        RvalResult::Value { value, .. } => {
+            e.cur
+                .vars_set
+                .push(format!("{}:{}.{}", key.0, key.1, key.2));
+            e.ctx.set_var(key, value, vec!["source=promise".into()]);
+            e.end_event(None, Some(Outcome::Repaired));
+        }
+        other => {
+            // the actuator calls a function that failed during expansion once more (recorded)
+            if other == RvalResult::Failed {
+                e.replay_failed_calls(&c.rval, 1);
+            }
+            e.end_event(Some("unresolved"), None);
+        }
     }
 }

@@ -18,18 +18,25 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("no_value"), None);
         return;
     };
-    let value = match e.eval_rval(&c.rval) {
-        RvalResult::Value { value, .. } => value,
-        _ => {
-            e.end_event(Some("unresolved"), None);
-            return;
-        }
-    };
     let key = (
         def.ns.clone(),
         format!("{}_meta", def.name),
         promiser.to_string(),
     );
+    let value = match e.eval_rval(&c.rval) {
+        RvalResult::Value { value, .. } => value,
+        other => {
+            // VerifyVarPromise calls a failed function again while the variable is undefined
+            if other == RvalResult::Failed
+                && matches!(c.rval, crate::syntax::ast::Rval::Call(_))
+                && !e.ctx.vars.contains_key(&key)
+            {
+                e.replay_failed_calls(&c.rval, 1);
+            }
+            e.end_event(Some("unresolved"), None);
+            return;
+        }
+    };
     if e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value) {
         e.cur
             .vars_set
