@@ -75,13 +75,14 @@ pub fn prepare<'h>(
     let mut e = Engine::new(files, host, level, opts);
     e.agent_component = agent;
     e.setup(component, file, classes);
-    if !e.pre_evaluate(file, agent) {
+    if !e.pre_evaluate(file) {
         return Err(RunResult {
             stdout: e.out.text(),
             code: 1,
         });
     }
     if agent {
+        e.apply_meta_tags();
         e.preliminary_checks();
     }
     Ok(e)

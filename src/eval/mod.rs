@@ -8,6 +8,7 @@ pub mod context;
 pub mod hostenv;
 pub mod output;
 pub mod preeval;
+pub mod prelim;
 pub mod render;
 pub mod runner;
 pub mod rval;

@@ -177,30 +177,23 @@ impl Engine<'_> {
         true
     }
 
-    /// Stage 7 of the agent ("preliminary convergence"): every promise of every bundle, in file order and
-    /// sections in textual order, is expanded (its function calls evaluated and logged, guards honoured);
-    /// `vars` and `meta` promises define their variables. Bundle parameters are not set.
-    pub fn preliminary_convergence(&mut self) {
-        let saved = self.stage;
-        self.stage = "prelim";
+    /// Stage 7 of the agent evaluates the `meta:` promises of every bundle (`<bundle>_meta.*`).
+    pub fn preliminary_meta(&mut self) {
         for i in 0..self.bundles.len() {
             let Some(def) = self.bundles.get(i).cloned() else {
                 continue;
             };
+            if !def.bundle.sections.iter().any(|s| s.promise_type == "meta") {
+                continue;
+            }
             self.ctx.frames.push(super::context::Frame {
                 ns: def.ns.clone(),
                 bundle: def.name.clone(),
                 ..Default::default()
             });
-            for s in &def.bundle.sections {
-                for p in &s.promises {
-                    self.eval_promise(&def, &s.promise_type, p);
-                }
-            }
+            self.resolve_type(&def, "meta");
             self.ctx.frames.pop();
         }
-        self.ctx.this.clear();
-        self.stage = saved;
     }
 
     /// Stage 7 of the agent ("preliminary convergence"), reduced to its visible effect: literal class
@@ -234,15 +227,15 @@ impl Engine<'_> {
     }
 
     /// The whole pre-evaluation: `control_common.*`, round 1, inputs needing expansion (extra rounds),
-    /// (for the agent) stage 7, round 2. Returns false when loading failed.
-    pub fn pre_evaluate(&mut self, entry: &str, agent: bool) -> bool {
+    /// (for cf-agent) stage 7, round 2. Returns false when loading failed.
+    pub fn pre_evaluate(&mut self, entry: &str) -> bool {
         self.control_common_vars();
         self.policy_resolve();
         if !self.load_expanded_inputs(entry) {
             return false;
         }
-        if agent {
-            self.apply_meta_tags();
+        // cf-agent's stage 7 runs between the loading rounds and the last PolicyResolve (eval::prelim)
+        if self.agent_component {
             self.preliminary_convergence();
         }
         self.control_common_vars();

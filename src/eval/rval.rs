@@ -104,6 +104,7 @@ impl Engine<'_> {
             let lvl = match l.level {
                 Level::Error => LogLevel::Error,
                 Level::Warning => LogLevel::Warning,
+                Level::Info => LogLevel::Info,
                 Level::Verbose => LogLevel::Verbose,
             };
             lines.push((lvl, l.message));

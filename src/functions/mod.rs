@@ -37,6 +37,7 @@ pub const MAX_ELEMENTS: usize = 100_000;
 pub enum Level {
     Error,
     Warning,
+    Info,
     Verbose,
 }
 
@@ -111,6 +112,14 @@ impl<'a> CallCtx<'a> {
         });
     }
 
+    /// Logs an info message (shown with `-I`).
+    pub fn info(&mut self, message: impl Into<String>) {
+        self.log.push(LogLine {
+            level: Level::Info,
+            message: message.into(),
+        });
+    }
+
     /// Logs a verbose message.
     pub fn verbose(&mut self, message: impl Into<String>) {
         self.log.push(LogLine {
@@ -173,10 +182,6 @@ pub const NOT_IMPLEMENTED: &[(&str, &str)] = &[
     ("ldaplist", "queries an LDAP server"),
     ("ldapvalue", "queries an LDAP server"),
     ("regldap", "queries an LDAP server"),
-    (
-        "usemodule",
-        "runs a module through the evaluator's module protocol",
-    ),
 ];
 
 /// Iterates the whole table.
