@@ -199,3 +199,29 @@ fn function_error_counts_match_the_agent() {
     }
     assert!(differing.is_empty(), "{}", differing.join("\n"));
 }
+
+/// `usemodule()` with the fixture's module directory (`policies/functions/usemodule/workdir`, selected with
+/// the agent's CFENGINE_TEST_OVERRIDE_WORKDIR) and `--exec`, at the default level and with `-I`, against
+/// the recordings of tests/oracle/record-usemodule.sh (the work directory written as `$WORKDIR`).
+#[test]
+fn usemodule_matches_the_agent() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/usemodule");
+    let wd = dir.join("workdir");
+    let wd_text = wd.to_string_lossy().to_string();
+    for (flag, rec) in [
+        (None, "usemodule.expected"),
+        (Some("-I"), "usemodule.info.expected"),
+    ] {
+        let mut args = vec!["agent", "--exec", "-K", "-f", "./usemodule.cf"];
+        args.extend(flag);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .env("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd)
+            .args(&args)
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout).replace(&wd_text, "$WORKDIR");
+        let want = std::fs::read_to_string(dir.join(rec)).unwrap();
+        assert_eq!(got, want, "cfsim agent {flag:?} differs from {rec}");
+    }
+}

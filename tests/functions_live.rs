@@ -217,3 +217,56 @@ fn count_recordings_match_the_live_agent() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// The usemodule recordings against the live agent: a temporary copy of the fixture's work directory
+/// (plus `bin/cf-promises`, which the agent's validation step looks for there) selected with
+/// CFENGINE_TEST_OVERRIDE_WORKDIR, so nothing is installed into the real work directory.
+#[test]
+fn usemodule_recordings_match_the_live_agent() {
+    let Some((promises, agent)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir().join("usemodule");
+    let wd = std::env::temp_dir().join(format!("cfsim-usemodule-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&wd);
+    std::fs::create_dir_all(wd.join("modules")).unwrap();
+    std::fs::create_dir_all(wd.join("bin")).unwrap();
+    let module = "cfsim_probe";
+    std::fs::copy(
+        dir.join("workdir/modules").join(module),
+        wd.join("modules").join(module),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&promises, wd.join("bin/cf-promises")).unwrap();
+    let check = Command::new(&promises)
+        .args(["-c", "-f", "./usemodule.cf"])
+        .env("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "cf-promises rejected usemodule.cf");
+    let wd_text = wd.to_string_lossy().to_string();
+    let mut diffs = Vec::new();
+    for (flag, rec) in [
+        (None, "usemodule.expected"),
+        (Some("-I"), "usemodule.info.expected"),
+    ] {
+        let mut args = vec!["-K", "-f", "./usemodule.cf"];
+        args.extend(flag);
+        let out = Command::new(&agent)
+            .args(&args)
+            .env("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout).replace(&wd_text, "$WORKDIR");
+        let want = std::fs::read_to_string(dir.join(rec)).unwrap();
+        if got != want {
+            diffs.push(format!(
+                "{rec}: live differs\n--- live\n{got}\n--- recorded\n{want}"
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&wd);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

@@ -184,6 +184,19 @@ pub const NOT_IMPLEMENTED: &[(&str, &str)] = &[
     ("regldap", "queries an LDAP server"),
 ];
 
+/// Implemented functions whose answer depends on a choice the user makes, shown by `cfsim functions`.
+pub const NOTES: &[(&str, &str)] = &[
+    ("execresult", LOCAL_COMMANDS),
+    ("execresult_as_data", LOCAL_COMMANDS),
+    ("returnszero", LOCAL_COMMANDS),
+    ("usemodule", LOCAL_COMMANDS),
+];
+
+/// Why command-running functions fail on the local host by default.
+const LOCAL_COMMANDS: &str =
+    "runs its command on the local host only with --exec (cfsim never runs a \
+     program on its own); a simulated host answers from its profile";
+
 /// Iterates the whole table.
 pub fn table() -> impl Iterator<Item = &'static FnDef> {
     FAMILIES.iter().flat_map(|f| f.iter())
@@ -316,7 +329,10 @@ pub fn coverage_report() -> String {
             done += 1;
         }
         let status = if imp {
-            "implemented".to_string()
+            match NOTES.iter().find(|(n, _)| *n == spec.name) {
+                Some((_, note)) => format!("implemented: {note}"),
+                None => "implemented".to_string(),
+            }
         } else {
             let why = NOT_IMPLEMENTED
                 .iter()
