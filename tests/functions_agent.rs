@@ -166,6 +166,14 @@ fn function_families_through_cfsim_promises() {
     assert!(differing.is_empty(), "{}", differing.join("\n"));
 }
 
+/// The flags of a policy's `# args:` line (as cf-oracle passes them).
+fn extra_args(text: &str) -> Vec<&str> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("# args:"))
+        .map(|a| a.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
 /// `policies/functions/counts/*.cf`: small policies pinning how often the agent logs a function's
 /// errors at each stage (validation, PolicyResolve, stage 7, passes, BundleResolve, actuators calling a
 /// failed function again), recorded by tests/oracle/record-fn-counts.sh; all must be identical.
@@ -183,9 +191,13 @@ fn function_error_counts_match_the_agent() {
     assert!(names.len() >= 6, "count fixtures missing");
     let mut differing = Vec::new();
     for n in &names {
+        let policy = format!("./{n}.cf");
+        let text = std::fs::read_to_string(dir.join(format!("{n}.cf"))).unwrap();
+        let mut args = vec!["agent", "-K", "-f", &policy];
+        args.extend(extra_args(&text));
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
             .current_dir(&dir)
-            .args(["agent", "-K", "-f", &format!("./{n}.cf")])
+            .args(&args)
             .output()
             .unwrap();
         let want = std::fs::read(dir.join(format!("{n}.expected"))).unwrap();

@@ -202,8 +202,15 @@ fn count_recordings_match_the_live_agent() {
             .output()
             .unwrap();
         assert!(check.status.success(), "cf-promises rejected counts/{n}.cf");
+        let text = std::fs::read_to_string(dir.join(format!("{n}.cf"))).unwrap();
+        let extra: Vec<&str> = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# args:"))
+            .map(|a| a.split_whitespace().collect())
+            .unwrap_or_default();
         let out = Command::new(&agent)
             .args(["-K", "-f", &policy])
+            .args(&extra)
             .current_dir(&dir)
             .output()
             .unwrap();

@@ -143,12 +143,13 @@ pub fn simulate(o: &Options) -> RunResult {
         limits: o.limits.unwrap_or_default(),
     };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
-    // function errors of cf-promises' own pre-evaluation)
+    // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
+    // policies/functions/counts/define_not_validated)
     let validation = match prepare(
         &o.file,
         &host,
         Component::Promises,
-        &classes,
+        &ClassOptions::default(),
         LogLevel::Notice,
         RunOptions {
             exec: o.exec,
