@@ -263,18 +263,23 @@ impl Engine<'_> {
                 return;
             }
         };
+        // the agent's DeRefCopyPromise evaluates calls given as body arguments once per promise
+        let saved_memo = self.fn_memo.replace(super::rval::FnMemo::new());
+        self.expand_body_arguments(p);
+        let body_memo = self.fn_memo.take().unwrap_or_default();
         for (i, b) in bindings.iter().enumerate() {
             self.iteration = i + 1;
             self.ctx.bind(b);
             self.set_this(def, p);
-            let saved_memo = self.fn_memo.replace(super::rval::FnMemo::new());
             if let Some(rv) = Self::constraint(p, "with") {
+                // `with` is evaluated on its own before the expansion evaluates it again
                 if let Some(w) = self.scalar_of(rv) {
                     self.ctx
                         .overlay
                         .push(((def.ns.clone(), def.name.clone(), "with".into()), w));
                 }
             }
+            self.fn_memo = Some(body_memo.clone());
             let promiser = self.expand(&p.promiser.value);
             self.ctx
                 .this
@@ -282,7 +287,7 @@ impl Engine<'_> {
             self.begin_event(def, t, p, &promiser.text, true);
             if promiser.dropped {
                 self.end_event(Some("unresolved"), None);
-                self.fn_memo = saved_memo;
+                self.fn_memo = None;
                 continue;
             }
             self.expand_promise_calls(t, p, &promiser.text);
@@ -300,11 +305,12 @@ impl Engine<'_> {
                     self.opts.trace = trace;
                 }
             }
-            self.fn_memo = saved_memo;
+            self.fn_memo = None;
             if self.fatal {
                 break;
             }
         }
+        self.fn_memo = saved_memo;
         self.ctx.overlay.clear();
     }
 

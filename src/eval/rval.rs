@@ -11,6 +11,15 @@ use crate::functions::{CallCtx, Level};
 use crate::syntax::ast::{Call, Promise, Rval};
 use crate::value::{ListKind, Value};
 
+/// Attributes whose value is a bundle reference (from the syntax tables' `bundle` type).
+const BUNDLE_LVALS: &[&str] = &[
+    "edit_line",
+    "edit_xml",
+    "home_bundle",
+    "service_bundle",
+    "usebundle",
+];
+
 /// Outcomes and messages of the calls of one promise binding, keyed by the call's address in the policy.
 pub type FnMemo = std::collections::HashMap<usize, (RvalResult, Vec<(LogLevel, String)>)>;
 
@@ -153,6 +162,30 @@ impl Engine<'_> {
         }
     }
 
+    /// Built-in calls given as arguments of body references (`classes => outcome(readfile(…))`) are
+    /// evaluated (and logged) once per promise, when the agent copies the promise with its bodies; bundle
+    /// references (`usebundle`, `edit_line`, …) keep their arguments for the actuator.
+    pub fn expand_body_arguments(&mut self, p: &Promise) {
+        for c in &p.constraints {
+            if BUNDLE_LVALS.contains(&c.lval.as_str()) {
+                continue;
+            }
+            let Rval::Call(body) = &c.rval else {
+                continue;
+            };
+            if crate::syntax::tables::function(&body.name).is_some() {
+                continue;
+            }
+            for a in &body.args {
+                if let Rval::Call(inner) = a {
+                    if crate::syntax::tables::function(&inner.name).is_some() {
+                        let _ = self.call_function(inner);
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether `rv` calls a built-in function (body and bundle references look like calls too).
     pub fn has_builtin_call(rv: &Rval) -> bool {
         match rv {
@@ -167,6 +200,11 @@ impl Engine<'_> {
     /// (stopping when they exclude the promise), then every other constraint in order — every built-in
     /// call is evaluated once here, logging its messages.
     pub fn expand_promise_calls(&mut self, t: &str, p: &Promise, promiser: &str) {
+        if let Some(pe) = &p.promisee {
+            if Self::has_builtin_call(pe) {
+                let _ = self.eval_rval(pe);
+            }
+        }
         if t == "classes"
             && self
                 .ctx

@@ -31,8 +31,8 @@ fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<Vec<Option<Value>>> {
             }
             Rval::Call(c) => {
                 // recorded: a call as a bundle argument is refused (once its own arguments resolve)
-                // and the parameter stays unset
-                let _ = c;
+                // and the parameter stays unset; the call itself runs first (its errors are logged)
+                let _ = e.call_function(c);
                 e.log(
                     LogLevel::Error,
                     "Only functions returning scalars can be used as arguments",
