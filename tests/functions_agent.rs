@@ -237,3 +237,46 @@ fn usemodule_matches_the_agent() {
         assert_eq!(got, want, "cfsim agent {flag:?} differs from {rec}");
     }
 }
+
+/// `policies/functions/fatal/*.cf`: a function's fatal error stops `cfsim promises` where cf-promises
+/// stops, with its exit code (recorded by tests/oracle/record-fatal.sh as `# exit: N` then stdout); the
+/// agent reports that its validation failed and does not run the policy.
+#[test]
+fn fatal_function_errors_stop_like_cf_promises() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/fatal");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 2, "fatal fixtures missing");
+    for n in &names {
+        let policy = format!("./{n}.cf");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .args(["promises", "-f", &policy])
+            .output()
+            .unwrap();
+        let got = format!(
+            "# exit: {}\n{}",
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let want = std::fs::read_to_string(dir.join(format!("{n}.expected"))).unwrap();
+        assert_eq!(got, want, "cfsim promises on fatal/{n}.cf");
+        let agent = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .args(["agent", "-K", "-f", &policy])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&agent.stdout);
+        assert_eq!(agent.status.code(), Some(1), "cfsim agent on fatal/{n}.cf");
+        assert!(
+            text.contains("so going to failsafe") && !text.contains("R: "),
+            "cfsim agent on fatal/{n}.cf:\n{text}"
+        );
+    }
+}

@@ -277,3 +277,33 @@ fn usemodule_recordings_match_the_live_agent() {
     let _ = std::fs::remove_dir_all(&wd);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// The recordings of `policies/functions/fatal/*.cf` against the live cf-promises (cf-agent is never run
+/// on them: its validation fails and it would fall back to failsafe).
+#[test]
+fn fatal_recordings_match_live_cf_promises() {
+    let Some((promises, _)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir().join("fatal");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    for n in &names {
+        let out = Command::new(&promises)
+            .args(["-f", &format!("./{n}.cf")])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        let got = format!("# exit: {}\n{text}", out.status.code().unwrap_or(-1));
+        let want = std::fs::read_to_string(dir.join(format!("{n}.expected"))).unwrap();
+        assert_eq!(got, want, "live cf-promises on fatal/{n}.cf");
+    }
+}

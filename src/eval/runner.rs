@@ -235,6 +235,9 @@ impl Engine<'_> {
 
     /// Evaluates one promise in the current pass: guard, iteration, then each binding.
     pub fn eval_promise(&mut self, def: &BundleDef, t: &str, p: &Promise) {
+        if self.fatal {
+            return;
+        }
         self.cur_file = def.file;
         self.ctx.this.clear();
         let guard_ok = self.eval_class_str(&p.guard.expr).unwrap_or(false);
@@ -291,6 +294,10 @@ impl Engine<'_> {
                 continue;
             }
             self.expand_promise_calls(t, p, &promiser.text);
+            if self.fatal {
+                self.fn_memo = None;
+                break;
+            }
             if self.stage == "prelim" {
                 crate::promise::preliminary(self, def, t, p, &promiser.text);
             } else {

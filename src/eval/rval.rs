@@ -85,6 +85,13 @@ impl Engine<'_> {
         for (lvl, msg) in &lines {
             self.log(*lvl, msg);
         }
+        // FatalError: the tool stops right after printing it (exit code 1)
+        if lines
+            .iter()
+            .any(|(_, m)| m.starts_with("Fatal CFEngine error"))
+        {
+            self.fatal = true;
+        }
         if let Some(m) = self.fn_memo.as_mut() {
             m.insert(key, (result.clone(), lines));
         }
@@ -136,6 +143,9 @@ impl Engine<'_> {
     /// elements) evaluated earlier in this binding: the agent keeps a failed call unevaluated in its
     /// promise copy, so each later look at the constraint calls the function again.
     pub fn replay_failed_calls(&mut self, rv: &Rval, times: usize) {
+        if self.fatal {
+            return;
+        }
         let calls: Vec<&Call> = match rv {
             Rval::Call(c) => vec![c],
             Rval::List(items, _) => items
@@ -241,6 +251,9 @@ impl Engine<'_> {
                 continue;
             }
             let r = self.eval_rval(&c.rval);
+            if self.fatal {
+                return;
+            }
             if c.lval == "comment" {
                 // a comment whose call did not give a scalar stays a call (or a list) in the copy
                 let kind = match (&r, &c.rval) {
