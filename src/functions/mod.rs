@@ -112,6 +112,14 @@ impl<'a> CallCtx<'a> {
         });
     }
 
+    /// Logs a warning.
+    pub fn warning(&mut self, message: impl Into<String>) {
+        self.log.push(LogLine {
+            level: Level::Warning,
+            message: message.into(),
+        });
+    }
+
     /// Logs an info message (shown with `-I`).
     pub fn info(&mut self, message: impl Into<String>) {
         self.log.push(LogLine {

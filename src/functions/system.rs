@@ -150,6 +150,17 @@ fn run(
     a: &[FnArg],
     capture: Capture,
 ) -> Result<CommandOutput, FnFail> {
+    check_command(ctx, fname, a)?;
+    let cmd = a.first().map_or("", FnArg::text);
+    let mode = shell_mode(a.get(1).map_or("noshell", FnArg::text));
+    match ctx.host.run_command(cmd, mode, capture) {
+        Some(o) => Ok(o),
+        None => Err(ctx.fail(format!("{fname} could not run '{cmd}'"))),
+    }
+}
+
+/// The checks before running a `noshell` command: an absolute path to an executable file.
+fn check_command(ctx: &mut CallCtx<'_>, fname: &str, a: &[FnArg]) -> Result<(), FnFail> {
     let cmd = a.first().map_or("", FnArg::text);
     let mode = shell_mode(a.get(1).map_or("noshell", FnArg::text));
     if mode == ShellMode::NoShell {
@@ -171,10 +182,7 @@ fn run(
             )));
         }
     }
-    match ctx.host.run_command(cmd, mode, capture) {
-        Some(o) => Ok(o),
-        None => Err(ctx.fail(format!("{fname} could not run '{cmd}'"))),
-    }
+    Ok(())
 }
 
 fn capture_of(a: &[FnArg]) -> Capture {
@@ -199,6 +207,11 @@ fn execresult_as_data(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn returnszero(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    // a command that fails the checks simply does not return zero (recorded: logged once, the false
+    // answer is cached like any other)
+    if check_command(ctx, "returnszero", a).is_err() {
+        return Ok(Value::context(false));
+    }
     let out = run(ctx, "returnszero", a, Capture::Both)?;
     Ok(Value::context(out.status == 0))
 }
