@@ -6,6 +6,7 @@ pub mod args;
 pub mod cache;
 pub mod callexpr;
 pub mod classes;
+pub mod community;
 pub mod data;
 pub mod files;
 pub mod hosts;
@@ -170,26 +171,13 @@ const FAMILIES: &[&[FnDef]] = &[
     inventory::FUNCTIONS,
     time::FUNCTIONS,
     mustache::FUNCTIONS,
+    community::FUNCTIONS,
 ];
 
 /// The 3.21 functions cfsim does not implement, and why.
 pub const NOT_IMPLEMENTED: &[(&str, &str)] = &[
-    ("hubknowledge", "queries a CFEngine hub over the network"),
-    (
-        "remotescalar",
-        "queries a remote cf-serverd over the network",
-    ),
-    (
-        "remoteclassesmatching",
-        "queries a remote cf-serverd over the network",
-    ),
     ("selectservers", "connects to servers over the network"),
     ("readtcp", "opens TCP connections"),
-    ("url_get", "fetches URLs over the network"),
-    ("ldaparray", "queries an LDAP server"),
-    ("ldaplist", "queries an LDAP server"),
-    ("ldapvalue", "queries an LDAP server"),
-    ("regldap", "queries an LDAP server"),
 ];
 
 /// Implemented functions whose answer depends on a choice the user makes, shown by `cfsim functions`.
@@ -198,7 +186,19 @@ pub const NOTES: &[(&str, &str)] = &[
     ("execresult_as_data", LOCAL_COMMANDS),
     ("returnszero", LOCAL_COMMANDS),
     ("usemodule", LOCAL_COMMANDS),
+    ("ldaparray", COMMUNITY),
+    ("ldaplist", COMMUNITY),
+    ("ldapvalue", COMMUNITY),
+    ("regldap", COMMUNITY),
+    ("url_get", COMMUNITY),
+    ("hubknowledge", COMMUNITY),
+    ("remotescalar", COMMUNITY),
+    ("remoteclassesmatching", COMMUNITY),
 ];
+
+/// Functions answered as the reference community build answers them.
+const COMMUNITY: &str =
+    "as the community build: Enterprise/libcurl-only, answers without any network";
 
 /// Why command-running functions fail on the local host by default.
 const LOCAL_COMMANDS: &str =
