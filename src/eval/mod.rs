@@ -5,6 +5,7 @@
 pub mod augments;
 pub mod bodies;
 pub mod context;
+pub mod expansion;
 pub mod hostenv;
 pub mod output;
 pub mod preeval;
@@ -170,7 +171,7 @@ pub struct Engine<'h> {
     pub cur_file: usize,
     /// Function calls already evaluated for the promise binding under evaluation (the agent's expanded
     /// promise copy): later evaluations of the same call reuse the outcome silently.
-    pub fn_memo: Option<rval::FnMemo>,
+    pub fn_memo: Option<expansion::FnMemo>,
     /// Messages of function calls say which tool runs them (`cf-promises` or `cf-agent`).
     pub agent_component: bool,
     /// The second evaluation of a vars promise in a pass (not traced, no verbose header).

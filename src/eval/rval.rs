@@ -4,24 +4,11 @@
 
 use super::output::LogLevel;
 use super::Engine;
-use crate::expr::env::EvalEnv;
 use crate::expr::expand::{expand_scalar, has_reference, naked_list_name, resolve, Resolved};
 use crate::functions::callexpr::{eval_call, CallArg, CallExpr, EvalOutcome};
 use crate::functions::{CallCtx, Level};
-use crate::syntax::ast::{Call, Promise, Rval};
+use crate::syntax::ast::{Call, Rval};
 use crate::value::{ListKind, Value};
-
-/// Attributes whose value is a bundle reference (from the syntax tables' `bundle` type).
-const BUNDLE_LVALS: &[&str] = &[
-    "edit_line",
-    "edit_xml",
-    "home_bundle",
-    "service_bundle",
-    "usebundle",
-];
-
-/// Outcomes and messages of the calls of one promise binding, keyed by the call's address in the policy.
-pub type FnMemo = std::collections::HashMap<usize, (RvalResult, Vec<(LogLevel, String)>)>;
 
 /// The agent's ERROR value of a class expression (unexpanded reference, parse failure).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +60,7 @@ pub fn rval_strings<'a>(rv: &'a Rval, out: &mut Vec<&'a str>) {
 }
 
 impl Engine<'_> {
-    /// Calls a function expression. Inside a promise binding (see [`FnMemo`]) a call evaluated before
+    /// Calls a function expression. Inside a promise binding (see [`super::expansion::FnMemo`]) a call evaluated before
     /// returns its earlier outcome without logging again.
     pub fn call_function(&mut self, c: &Call) -> RvalResult {
         let key = c as *const Call as usize;
@@ -136,147 +123,6 @@ impl Engine<'_> {
                 RvalResult::Failed
             }
             EvalOutcome::Failed | EvalOutcome::NotImplemented => RvalResult::Failed,
-        }
-    }
-
-    /// Re-logs, `times` times, the messages of the failed built-in calls of `rv` (top level and list
-    /// elements) evaluated earlier in this binding: the agent keeps a failed call unevaluated in its
-    /// promise copy, so each later look at the constraint calls the function again.
-    pub fn replay_failed_calls(&mut self, rv: &Rval, times: usize) {
-        if self.fatal {
-            return;
-        }
-        let calls: Vec<&Call> = match rv {
-            Rval::Call(c) => vec![c],
-            Rval::List(items, _) => items
-                .iter()
-                .filter_map(|i| match i {
-                    Rval::Call(c) => Some(c),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        for c in calls {
-            let key = c as *const Call as usize;
-            let Some((RvalResult::Failed, lines)) =
-                self.fn_memo.as_ref().and_then(|m| m.get(&key)).cloned()
-            else {
-                continue;
-            };
-            for _ in 0..times {
-                for (lvl, msg) in &lines {
-                    self.log(*lvl, msg);
-                }
-            }
-        }
-    }
-
-    /// Built-in calls given as arguments of body references (`classes => outcome(readfile(…))`) are
-    /// evaluated (and logged) once per promise, when the agent copies the promise with its bodies; bundle
-    /// references (`usebundle`, `edit_line`, …) keep their arguments for the actuator.
-    pub fn expand_body_arguments(&mut self, p: &Promise) {
-        for c in &p.constraints {
-            if BUNDLE_LVALS.contains(&c.lval.as_str()) {
-                continue;
-            }
-            let Rval::Call(body) = &c.rval else {
-                continue;
-            };
-            if crate::syntax::tables::function(&body.name).is_some() {
-                continue;
-            }
-            for a in &body.args {
-                if let Rval::Call(inner) = a {
-                    if crate::syntax::tables::function(&inner.name).is_some() {
-                        let _ = self.call_function(inner);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether `rv` calls a built-in function (body and bundle references look like calls too).
-    pub fn has_builtin_call(rv: &Rval) -> bool {
-        match rv {
-            Rval::Call(c) => crate::syntax::tables::function(&c.name).is_some(),
-            Rval::List(items, _) => items.iter().any(Self::has_builtin_call),
-            Rval::Scalar(..) | Rval::Data(..) => false,
-        }
-    }
-
-    /// The agent's expansion of a promise binding before its actuator runs (`ExpandDeRefPromise`): a
-    /// classes promise whose class is set is skipped; then `ifvarclass`/`if`, `unless` and `depends_on`
-    /// (stopping when they exclude the promise), then every other constraint in order — every built-in
-    /// call is evaluated once here, logging its messages.
-    pub fn expand_promise_calls(&mut self, t: &str, p: &Promise, promiser: &str) {
-        if let Some(pe) = &p.promisee {
-            if Self::has_builtin_call(pe) {
-                let _ = self.eval_rval(pe);
-            }
-        }
-        if t == "classes"
-            && self
-                .ctx
-                .class_defined(None, &crate::expr::canonify(promiser))
-        {
-            return;
-        }
-        let cond = |lval: &str| p.constraints.iter().find(|c| c.lval == lval);
-        if let Some(c) = cond("ifvarclass").or_else(|| cond("if")) {
-            if Self::has_builtin_call(&c.rval) && self.eval_condition(&c.rval) != Ok(true) {
-                return;
-            }
-        }
-        if let Some(c) = cond("unless") {
-            if Self::has_builtin_call(&c.rval) && self.eval_condition(&c.rval) == Ok(true) {
-                return;
-            }
-        }
-        if let Some(c) = cond("depends_on") {
-            let needed = self.list_of(&c.rval);
-            if needed
-                .iter()
-                .any(|h| !self.handles.contains(&crate::expr::canonify(h)))
-            {
-                return;
-            }
-        }
-        for c in &p.constraints {
-            if matches!(
-                c.lval.as_str(),
-                "ifvarclass" | "if" | "unless" | "depends_on"
-            ) || !Self::has_builtin_call(&c.rval)
-            {
-                continue;
-            }
-            let r = self.eval_rval(&c.rval);
-            if self.fatal {
-                return;
-            }
-            if c.lval == "comment" {
-                // a comment whose call did not give a scalar stays a call (or a list) in the copy
-                let kind = match (&r, &c.rval) {
-                    (
-                        RvalResult::Value {
-                            value: Value::Scalar(..),
-                            ..
-                        },
-                        _,
-                    ) => None,
-                    (RvalResult::Value { .. }, _) => Some("list"),
-                    (_, Rval::Call(_)) => Some("call"),
-                    _ => None,
-                };
-                if let Some(kind) = kind {
-                    self.log(
-                        LogLevel::Error,
-                        &format!(
-                            "Comments can only be scalar objects, not '{kind}' in '{promiser}'"
-                        ),
-                    );
-                }
-            }
         }
     }
 
