@@ -280,3 +280,31 @@ fn fatal_function_errors_stop_like_cf_promises() {
         );
     }
 }
+
+/// Without `--exec` no command runs: execresult & co. fail with their "could not run" error and usemodule
+/// does not run its module (the decision documented by `cfsim functions`).
+#[test]
+fn commands_run_only_with_exec() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/usemodule");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&dir)
+        .env("CFENGINE_TEST_OVERRIDE_WORKDIR", dir.join("workdir"))
+        .args(["agent", "-K", "-f", "./usemodule.cf"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("usemodule could not run"), "{text}");
+    assert!(!text.contains("R: probe_class_x"), "{text}");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&dir)
+        .env("CFSIM_TEST_VAR", "value-of-test")
+        .args(["agent", "-K", "-f", "./system.cf"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("execresult could not run '/bin/echo hello'"),
+        "{text}"
+    );
+}
