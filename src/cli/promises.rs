@@ -41,6 +41,8 @@ pub struct Options {
     pub host: Option<String>,
     pub define: Vec<String>,
     pub negate: Vec<String>,
+    /// `--exec`: functions may run commands (cfsim never runs them otherwise).
+    pub exec: bool,
 }
 
 /// Log line in cf-promises' format (level right-aligned in 8 columns).
@@ -94,6 +96,25 @@ pub fn run(opts: &Options) -> u8 {
         log_error(&mut out, check::SYNTAX_ERRORS_SUMMARY);
         return 1;
     }
+    // cf-promises pre-evaluates the policy (PolicyResolve rounds) before any output: the errors its
+    // function calls log come first
+    let host = match crate::host::load_host(opts.host.as_deref().unwrap_or("local")) {
+        Ok(h) => h,
+        Err(e) => {
+            log_error(&mut out, &e.to_string());
+            let _ = out.flush();
+            return 2;
+        }
+    };
+    let engine = match pre_evaluate(opts, &host) {
+        Ok(e) => e,
+        Err((text, code)) => {
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            return code;
+        }
+    };
+    let _ = out.write_all(engine.out.text().as_bytes());
     let entry: Option<&Loaded> = files.first();
     match (opts.format, entry) {
         (Some(OutputFormat::Json), Some(l)) => {
@@ -114,7 +135,7 @@ pub fn run(opts: &Options) -> u8 {
         _ => {}
     }
     let code = if opts.show_classes.is_some() || opts.show_vars.is_some() {
-        show_tables(opts, &mut out)
+        show_tables(opts, &engine, &mut out)
     } else {
         0
     };
@@ -122,16 +143,34 @@ pub fn run(opts: &Options) -> u8 {
     code
 }
 
-/// Pre-evaluates like cf-promises and prints the `--show-classes` / `--show-vars` tables.
-fn show_tables(opts: &Options, out: &mut impl Write) -> u8 {
-    use crate::eval::render;
-    let host = match crate::host::load_host(opts.host.as_deref().unwrap_or("local")) {
-        Ok(h) => h,
-        Err(e) => {
-            log_error(out, &e.to_string());
-            return 2;
-        }
+/// Pre-evaluates like cf-promises (with the `--host`, `-D` and `-N` of the command line); `Err` is the
+/// printed output and exit code of a failure.
+fn pre_evaluate<'h>(
+    opts: &Options,
+    host: &'h crate::host::Host,
+) -> Result<crate::eval::Engine<'h>, (String, u8)> {
+    let classes = crate::eval::setup::ClassOptions {
+        define: opts.define.clone(),
+        negate: opts.negate.clone(),
+        ..Default::default()
     };
+    crate::cli::agent::prepare(
+        &opts.file,
+        host,
+        crate::host::hard_classes::Component::Promises,
+        &classes,
+        crate::eval::output::LogLevel::Notice,
+        crate::eval::RunOptions {
+            exec: opts.exec,
+            ..crate::eval::RunOptions::default()
+        },
+    )
+    .map_err(|r| (r.stdout, r.code))
+}
+
+/// Prints the `--show-classes` / `--show-vars` tables of the pre-evaluated policy.
+fn show_tables(opts: &Options, e: &crate::eval::Engine<'_>, out: &mut impl Write) -> u8 {
+    use crate::eval::render;
     let (cre, vre) = match (
         render::filter(opts.show_classes.as_deref()),
         render::filter(opts.show_vars.as_deref()),
@@ -142,26 +181,6 @@ fn show_tables(opts: &Options, out: &mut impl Write) -> u8 {
             return 2;
         }
     };
-    let classes = crate::eval::setup::ClassOptions {
-        define: opts.define.clone(),
-        negate: opts.negate.clone(),
-        ..Default::default()
-    };
-    let e = match crate::cli::agent::prepare(
-        &opts.file,
-        &host,
-        crate::host::hard_classes::Component::Promises,
-        &classes,
-        crate::eval::output::LogLevel::Notice,
-        crate::eval::RunOptions::default(),
-    ) {
-        Ok(e) => e,
-        Err(r) => {
-            let _ = out.write_all(r.stdout.as_bytes());
-            return r.code;
-        }
-    };
-    let _ = out.write_all(e.out.text().as_bytes());
     if opts.show_classes.is_some() {
         let _ = out.write_all(render::classes_table(&e.ctx, cre.as_ref()).as_bytes());
     }
