@@ -73,6 +73,9 @@ struct PromisesArgs {
     /// Host profile JSON file, or `local` (default).
     #[arg(long = "host")]
     host: Option<String>,
+    /// Let functions run commands (execresult, returnszero, …) as cf-promises does; without it they fail.
+    #[arg(long = "exec")]
+    exec: bool,
 }
 
 #[derive(clap::Args)]
@@ -153,6 +156,7 @@ fn main() -> ExitCode {
                 host: a.host,
                 define: a.define,
                 negate: a.negate,
+                exec: a.exec,
             })
         }
         Cmd::Agent(a) => {

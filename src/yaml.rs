@@ -21,7 +21,17 @@ pub fn parse(text: &str) -> Result<Value, String> {
         too_deep: false,
     };
     let mut parser = Parser::new_from_str(text);
-    parser.load(&mut b, false).map_err(|e| e.to_string())?;
+    if let Err(e) = parser.load(&mut b, false) {
+        // CFEngine keeps what libyaml delivered before the error, open collections closed (recorded:
+        // `[unclosed` → ["unclosed"], `a: b: c` → {"a":"b"}, `[a, b]]` → ["a","b"]); only a text that
+        // produced nothing is an error
+        if b.stack.is_empty() && b.root.is_none() {
+            return Err(e.to_string());
+        }
+        while !b.stack.is_empty() {
+            b.on_event(Event::SequenceEnd);
+        }
+    }
     if b.too_deep {
         return Err(format!("YAML nesting deeper than {MAX_DEPTH}"));
     }
@@ -192,7 +202,15 @@ mod tests {
     }
 
     #[test]
-    fn bad_yaml_is_an_error() {
-        assert!(parse("a: [").is_err());
+    fn yaml_that_yields_nothing_is_an_error() {
+        assert!(parse("@").is_err());
+    }
+
+    #[test]
+    fn broken_yaml_keeps_what_was_parsed() {
+        // Recorded with parseyaml(): policies/functions/yaml.cases
+        assert_eq!(parse("a: [1, 2").unwrap_or_default(), json!({"a": [1, 2]}));
+        assert_eq!(parse("a: b: c").unwrap_or_default(), json!({"a": "b"}));
+        assert_eq!(parse("[a, b]]").unwrap_or_default(), json!(["a", "b"]));
     }
 }

@@ -55,7 +55,13 @@ fn check_family(family: &str) {
             );
             continue;
         }
-        let (got, errors) = fncases::evaluate(&mut file.env, &host, &mut cache, case);
+        let (got, mut errors) = fncases::evaluate(&mut file.env, &host, &mut cache, case);
+        errors.extend(fncases::promises_errors(
+            &mut file.env,
+            &host,
+            &mut cache,
+            case,
+        ));
         for e in errors {
             if !our_errors.contains(&e) {
                 our_errors.push(e);

@@ -1,15 +1,58 @@
 //! Function families end to end: each `policies/functions/<family>.cf` (generated from `<family>.cases`)
 //! run by `cfsim agent`, compared byte for byte with what the real cf-agent 3.21 printed for it
-//! (`<family>.expected`, re-checked live by tests/functions_live.rs). Families listed in `IDENTICAL` must stay
-//! identical (a ratchet: add a family when it starts to match); the others are reported with their count of
-//! differing lines, so the issue note can track them.
+//! (`<family>.expected`, re-checked live by tests/functions_live.rs) — report lines and every log line,
+//! including the function errors of cf-agent's own `cf-promises -c` validation and of each evaluation.
+//! Families listed in `IDENTICAL` must stay identical (a ratchet: add a family when it starts to match);
+//! the others are reported with their count of differing lines. Families calling command-running
+//! functions run with `--exec` (cfsim runs no command unless allowed); `splayclass.expected` is a filtered
+//! `-v` recording and is compared through the same filter. `cfsim promises` is compared with
+//! `<family>.promises.expected` (what `cf-promises -f` printed).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
 
 /// Families whose whole agent output is identical to the real agent's.
-const IDENTICAL: &[&str] = &["lists", "math", "misc", "module", "time", "vars"];
+const IDENTICAL: &[&str] = &[
+    "classes",
+    "data",
+    "edges",
+    "files",
+    "inventory",
+    "lists",
+    "math",
+    "misc",
+    "module",
+    "mustache",
+    "net",
+    "readers",
+    "regex",
+    "splayclass",
+    "strings",
+    "system",
+    "time",
+    "vars",
+    "yaml",
+];
+
+/// splayclass.expected holds the verbose "Computed context" lines of `cf-agent -K -v` (the agent prints
+/// nothing at its default level), filtered as tests/oracle/record-splay.sh does: the same filter here.
+fn splay_filter(stdout: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(stdout);
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains("Computed context"))
+        .map(|l| match l.rsplit_once("verbose: ") {
+            Some((_, rest)) => rest.to_string(),
+            None => l.to_string(),
+        })
+        .collect();
+    lines.sort();
+    lines.dedup();
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.into_bytes()
+}
 
 #[test]
 fn function_families_through_cfsim_agent() {
@@ -28,12 +71,29 @@ fn function_families_through_cfsim_agent() {
     let mut identical = Vec::new();
     let mut report = Vec::new();
     for fam in &families {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        let policy = format!("./{fam}.cf");
+        let mut args = vec!["agent", "-K", "-f", &policy];
+        if fam == "splayclass" {
+            args.push("-v");
+        }
+        // execresult & co. run their command only when the user allows execution (`--exec`; cfsim
+        // never runs commands on its own): these families call them
+        let text = std::fs::read_to_string(dir.join(format!("{fam}.cf"))).unwrap();
+        if ["execresult", "returnszero", "usemodule"]
+            .iter()
+            .any(|f| text.contains(f))
+        {
+            args.push("--exec");
+        }
+        let mut out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
             .current_dir(&dir)
             .env("CFSIM_TEST_VAR", "value-of-test")
-            .args(["agent", "-K", "-f", &format!("./{fam}.cf")])
+            .args(&args)
             .output()
             .unwrap();
+        if fam == "splayclass" {
+            out.stdout = splay_filter(&out.stdout);
+        }
         let want = std::fs::read(dir.join(format!("{fam}.expected"))).unwrap();
         if out.stdout == want {
             identical.push(fam.clone());
@@ -60,4 +120,191 @@ fn function_families_through_cfsim_agent() {
             "family {fam} no longer identical to cf-agent's output"
         );
     }
+}
+
+/// `cfsim promises -f ./<family>.cf` prints what `cf-promises -f` printed for it (the errors of its
+/// pre-evaluation; `<family>.promises.expected`, re-checked live by tests/functions_live.rs): every
+/// recorded family must match.
+#[test]
+fn function_families_through_cfsim_promises() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions");
+    let mut families: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".promises.expected").map(str::to_string)
+        })
+        .collect();
+    families.sort();
+    assert!(families.len() >= 18, "promises recordings missing");
+    let mut differing = Vec::new();
+    for fam in &families {
+        let policy = format!("./{fam}.cf");
+        let mut args = vec!["promises", "-f", &policy];
+        let text = std::fs::read_to_string(dir.join(format!("{fam}.cf"))).unwrap();
+        if ["execresult", "returnszero", "usemodule"]
+            .iter()
+            .any(|f| text.contains(f))
+        {
+            args.push("--exec");
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .env("CFSIM_TEST_VAR", "value-of-test")
+            .args(&args)
+            .output()
+            .unwrap();
+        let want = std::fs::read(dir.join(format!("{fam}.promises.expected"))).unwrap();
+        if out.stdout != want {
+            differing.push(format!(
+                "{fam}:\n--- cfsim\n{}--- cf-promises\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&want)
+            ));
+        }
+    }
+    assert!(differing.is_empty(), "{}", differing.join("\n"));
+}
+
+/// The flags of a policy's `# args:` line (as cf-oracle passes them).
+fn extra_args(text: &str) -> Vec<&str> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("# args:"))
+        .map(|a| a.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
+/// `policies/functions/counts/*.cf`: small policies pinning how often the agent logs a function's
+/// errors at each stage (validation, PolicyResolve, stage 7, passes, BundleResolve, actuators calling a
+/// failed function again), recorded by tests/oracle/record-fn-counts.sh; all must be identical.
+#[test]
+fn function_error_counts_match_the_agent() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/counts");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6, "count fixtures missing");
+    let mut differing = Vec::new();
+    for n in &names {
+        let policy = format!("./{n}.cf");
+        let text = std::fs::read_to_string(dir.join(format!("{n}.cf"))).unwrap();
+        let mut args = vec!["agent", "-K", "-f", &policy];
+        args.extend(extra_args(&text));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .args(&args)
+            .output()
+            .unwrap();
+        let want = std::fs::read(dir.join(format!("{n}.expected"))).unwrap();
+        if out.stdout != want {
+            differing.push(format!(
+                "{n}:\n--- cfsim\n{}--- cf-agent\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&want)
+            ));
+        }
+    }
+    assert!(differing.is_empty(), "{}", differing.join("\n"));
+}
+
+/// `usemodule()` with the fixture's module directory (`policies/functions/usemodule/workdir`, selected with
+/// the agent's CFENGINE_TEST_OVERRIDE_WORKDIR) and `--exec`, at the default level and with `-I`, against
+/// the recordings of tests/oracle/record-usemodule.sh (the work directory written as `$WORKDIR`).
+#[test]
+fn usemodule_matches_the_agent() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/usemodule");
+    let wd = dir.join("workdir");
+    let wd_text = wd.to_string_lossy().to_string();
+    for (flag, rec) in [
+        (None, "usemodule.expected"),
+        (Some("-I"), "usemodule.info.expected"),
+    ] {
+        let mut args = vec!["agent", "--exec", "-K", "-f", "./usemodule.cf"];
+        args.extend(flag);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .env("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd)
+            .args(&args)
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout).replace(&wd_text, "$WORKDIR");
+        let want = std::fs::read_to_string(dir.join(rec)).unwrap();
+        assert_eq!(got, want, "cfsim agent {flag:?} differs from {rec}");
+    }
+}
+
+/// `policies/functions/fatal/*.cf`: a function's fatal error stops `cfsim promises` where cf-promises
+/// stops, with its exit code (recorded by tests/oracle/record-fatal.sh as `# exit: N` then stdout); the
+/// agent reports that its validation failed and does not run the policy.
+#[test]
+fn fatal_function_errors_stop_like_cf_promises() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/fatal");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 2, "fatal fixtures missing");
+    for n in &names {
+        let policy = format!("./{n}.cf");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .args(["promises", "-f", &policy])
+            .output()
+            .unwrap();
+        let got = format!(
+            "# exit: {}\n{}",
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let want = std::fs::read_to_string(dir.join(format!("{n}.expected"))).unwrap();
+        assert_eq!(got, want, "cfsim promises on fatal/{n}.cf");
+        let agent = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .args(["agent", "-K", "-f", &policy])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&agent.stdout);
+        assert_eq!(agent.status.code(), Some(1), "cfsim agent on fatal/{n}.cf");
+        assert!(
+            text.contains("so going to failsafe") && !text.contains("R: "),
+            "cfsim agent on fatal/{n}.cf:\n{text}"
+        );
+    }
+}
+
+/// Without `--exec` no command runs: execresult & co. fail with their "could not run" error and usemodule
+/// does not run its module (the decision documented by `cfsim functions`).
+#[test]
+fn commands_run_only_with_exec() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/usemodule");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&dir)
+        .env("CFENGINE_TEST_OVERRIDE_WORKDIR", dir.join("workdir"))
+        .args(["agent", "-K", "-f", "./usemodule.cf"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("usemodule could not run"), "{text}");
+    assert!(!text.contains("R: probe_class_x"), "{text}");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&dir)
+        .env("CFSIM_TEST_VAR", "value-of-test")
+        .args(["agent", "-K", "-f", "./system.cf"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("execresult could not run '/bin/echo hello'"),
+        "{text}"
+    );
 }

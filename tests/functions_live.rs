@@ -1,7 +1,7 @@
 //! Re-checks the recordings of `policies/functions/*.expected` against the real cf-agent 3.21.0 when it
 //! is installed: each generated policy is validated with `cf-promises -c` (never run cf-agent on an
 //! invalid policy: it would fall back to failsafe) and run with `cf-agent -K`; stdout must equal the
-//! recording. Without cf-agent the test prints a skip note, except under `CI=true`, where it fails.
+//! recording, and `cf-promises -f` must print `<family>.promises.expected`. Without cf-agent the test prints a skip note, except under `CI=true`, where it fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -99,6 +99,20 @@ fn recordings_match_the_live_agent() {
         if got != want {
             diffs.push(format!("{fam}: live output differs from {fam}.expected\n--- live\n{got}\n--- recorded\n{want}"));
         }
+        let recorded = dir.join(format!("{fam}.promises.expected"));
+        if recorded.is_file() {
+            let out = Command::new(&promises)
+                .args(["-f", &policy])
+                .env(fncases::TEST_VAR.0, fncases::TEST_VAR.1)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            let got = String::from_utf8_lossy(&out.stdout).into_owned();
+            let want = std::fs::read_to_string(&recorded).unwrap();
+            if got != want {
+                diffs.push(format!("{fam}: live cf-promises output differs from {fam}.promises.expected\n--- live\n{got}\n--- recorded\n{want}"));
+            }
+        }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
@@ -162,4 +176,134 @@ fn splayclass_recording_matches_live_agent() {
         .map(str::to_string)
         .collect();
     assert_eq!(got, want);
+}
+
+/// The recordings of `policies/functions/counts/*.cf` against the live agent (validated first).
+#[test]
+fn count_recordings_match_the_live_agent() {
+    let Some((promises, agent)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir().join("counts");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    let mut diffs = Vec::new();
+    for n in &names {
+        let policy = format!("./{n}.cf");
+        let check = Command::new(&promises)
+            .args(["-c", "-f", &policy])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "cf-promises rejected counts/{n}.cf");
+        let text = std::fs::read_to_string(dir.join(format!("{n}.cf"))).unwrap();
+        let extra: Vec<&str> = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# args:"))
+            .map(|a| a.split_whitespace().collect())
+            .unwrap_or_default();
+        let out = Command::new(&agent)
+            .args(["-K", "-f", &policy])
+            .args(&extra)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout).into_owned();
+        let want = std::fs::read_to_string(dir.join(format!("{n}.expected"))).unwrap();
+        if got != want {
+            diffs.push(format!(
+                "counts/{n}: live output differs\n--- live\n{got}\n--- recorded\n{want}"
+            ));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// The usemodule recordings against the live agent: a temporary copy of the fixture's work directory
+/// (plus `bin/cf-promises`, which the agent's validation step looks for there) selected with
+/// CFENGINE_TEST_OVERRIDE_WORKDIR, so nothing is installed into the real work directory.
+#[test]
+fn usemodule_recordings_match_the_live_agent() {
+    let Some((promises, agent)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir().join("usemodule");
+    let wd = std::env::temp_dir().join(format!("cfsim-usemodule-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&wd);
+    std::fs::create_dir_all(wd.join("modules")).unwrap();
+    std::fs::create_dir_all(wd.join("bin")).unwrap();
+    let module = "cfsim_probe";
+    std::fs::copy(
+        dir.join("workdir/modules").join(module),
+        wd.join("modules").join(module),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&promises, wd.join("bin/cf-promises")).unwrap();
+    let check = Command::new(&promises)
+        .args(["-c", "-f", "./usemodule.cf"])
+        .env("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "cf-promises rejected usemodule.cf");
+    let wd_text = wd.to_string_lossy().to_string();
+    let mut diffs = Vec::new();
+    for (flag, rec) in [
+        (None, "usemodule.expected"),
+        (Some("-I"), "usemodule.info.expected"),
+    ] {
+        let mut args = vec!["-K", "-f", "./usemodule.cf"];
+        args.extend(flag);
+        let out = Command::new(&agent)
+            .args(&args)
+            .env("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&out.stdout).replace(&wd_text, "$WORKDIR");
+        let want = std::fs::read_to_string(dir.join(rec)).unwrap();
+        if got != want {
+            diffs.push(format!(
+                "{rec}: live differs\n--- live\n{got}\n--- recorded\n{want}"
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&wd);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// The recordings of `policies/functions/fatal/*.cf` against the live cf-promises (cf-agent is never run
+/// on them: its validation fails and it would fall back to failsafe).
+#[test]
+fn fatal_recordings_match_live_cf_promises() {
+    let Some((promises, _)) = agent_or_skip() else {
+        return;
+    };
+    let dir = fncases::dir().join("fatal");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().to_string();
+            name.strip_suffix(".cf").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    for n in &names {
+        let out = Command::new(&promises)
+            .args(["-f", &format!("./{n}.cf")])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        let got = format!("# exit: {}\n{text}", out.status.code().unwrap_or(-1));
+        let want = std::fs::read_to_string(dir.join(format!("{n}.expected"))).unwrap();
+        assert_eq!(got, want, "live cf-promises on fatal/{n}.cf");
+    }
 }

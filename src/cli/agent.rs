@@ -39,6 +39,10 @@ pub struct Options {
     pub limits: Option<crate::eval::Limits>,
 }
 
+/// What cfsim prints when the agent's validation fails at run time: the agent's own line, then why the
+/// simulation stops there.
+const FAILSAFE: &str = "   error: CFEngine was not able to get confirmation of promises from cf-promises, so going to failsafe\n   error: cfsim: the agent would now run its built-in failsafe policy, which cfsim does not simulate\n";
+
 /// Everything a run printed, and its exit code (used by tests and the CLI).
 #[derive(Debug, Clone)]
 pub struct RunResult {
@@ -55,26 +59,45 @@ pub fn prepare<'h>(
     level: LogLevel,
     opts: RunOptions,
 ) -> Result<Engine<'h>, RunResult> {
+    prepare_checked(file, host, component, classes, level, opts).map_err(|(r, _)| r)
+}
+
+/// [`prepare`], telling whether a failure was a fatal error of the pre-evaluation (`Fatal CFEngine
+/// error` from a function: the tool stops there with exit code 1).
+pub fn prepare_checked<'h>(
+    file: &str,
+    host: &'h crate::host::Host,
+    component: Component,
+    classes: &ClassOptions,
+    level: LogLevel,
+    opts: RunOptions,
+) -> Result<Engine<'h>, (RunResult, bool)> {
     let files = match crate::load::load_with_inputs(file) {
         Ok(f) => f,
         Err(e) => {
-            return Err(RunResult {
-                stdout: format!("   error: {e}\n"),
-                code: 2,
-            })
+            return Err((
+                RunResult {
+                    stdout: format!("   error: {e}\n"),
+                    code: 2,
+                },
+                false,
+            ))
         }
     };
     let report = crate::load::check_all(&files);
     if report.has_errors() {
-        return Err(RunResult {
-            stdout: report.render(&files),
-            code: 1,
-        });
+        return Err((
+            RunResult {
+                stdout: report.render(&files),
+                code: 1,
+            },
+            false,
+        ));
     }
     prepare_loaded(files, file, host, component, classes, level, opts)
 }
 
-/// Like [`prepare`], for files already loaded and checked (the entry file first).
+/// Like [`prepare_checked`], for files already loaded and checked (the entry file first).
 pub fn prepare_loaded<'h>(
     files: Vec<crate::load::Loaded>,
     file: &str,
@@ -83,19 +106,22 @@ pub fn prepare_loaded<'h>(
     classes: &ClassOptions,
     level: LogLevel,
     opts: RunOptions,
-) -> Result<Engine<'h>, RunResult> {
+) -> Result<Engine<'h>, (RunResult, bool)> {
+    let agent = component == Component::Agent;
     let mut e = Engine::new(files, host, level, opts);
+    e.agent_component = agent;
     e.setup(component, file, classes);
-    if !e.pre_evaluate(file) {
-        return Err(RunResult {
-            stdout: e.out.text(),
-            code: 1,
-        });
+    if !e.pre_evaluate(file) || e.fatal {
+        return Err((
+            RunResult {
+                stdout: e.out.text(),
+                code: 1,
+            },
+            e.fatal,
+        ));
     }
-    if component == Component::Agent {
+    if agent {
         e.apply_meta_tags();
-        e.preliminary_meta();
-        e.preliminary_checks();
     }
     Ok(e)
 }
@@ -154,10 +180,38 @@ pub fn simulate(o: &Options) -> RunResult {
         trace: o.trace.is_some(),
         limits: o.limits.unwrap_or_default(),
     };
+    // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
+    // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
+    // policies/functions/counts/define_not_validated)
+    let validation = match prepare_checked(
+        &o.file,
+        &host,
+        Component::Promises,
+        &ClassOptions::default(),
+        LogLevel::Notice,
+        RunOptions {
+            exec: o.exec,
+            dry_run: o.dry_run,
+            ..RunOptions::default()
+        },
+    ) {
+        Ok(v) => v.out.text(),
+        // cf-promises stopped on a fatal error: the agent falls back to its failsafe policy
+        Err((r, true)) => {
+            return RunResult {
+                stdout: format!("{}{FAILSAFE}", r.stdout),
+                code: 1,
+            }
+        }
+        Err(_) => String::new(),
+    };
     let mut e = match prepare(&o.file, &host, Component::Agent, &classes, level, opts) {
         Ok(e) => e,
         Err(r) => return r,
     };
+    e.out
+        .lines
+        .splice(0..0, validation.lines().map(str::to_string));
     if o.bundlesequence.is_some() {
         e.log(
             LogLevel::Info,

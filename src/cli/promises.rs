@@ -41,6 +41,8 @@ pub struct Options {
     pub host: Option<String>,
     pub define: Vec<String>,
     pub negate: Vec<String>,
+    /// `--exec`: functions may run commands (cfsim never runs them otherwise).
+    pub exec: bool,
 }
 
 /// Log line in cf-promises' format (level right-aligned in 8 columns).
@@ -94,44 +96,84 @@ pub fn run(opts: &Options) -> u8 {
         log_error(&mut out, check::SYNTAX_ERRORS_SUMMARY);
         return 1;
     }
+    // `-p` output is rendered now, because the loaded files move into the pre-evaluation (not loaded and
+    // checked a second time), and printed after what the pre-evaluation logs
     let entry: Option<&Loaded> = files.first();
-    match (opts.format, entry) {
-        (Some(OutputFormat::Json), Some(l)) => {
-            let _ = out.write_all(json::policy_to_json_text(&l.policy, &l.file.lines).as_bytes());
-        }
+    let formatted = match (opts.format, entry) {
+        (Some(OutputFormat::Json), Some(l)) => json::policy_to_json_text(&l.policy, &l.file.lines),
         (Some(OutputFormat::JsonFull), _) => {
             let all: Vec<_> = files.iter().map(|l| (&l.policy, &l.file.lines)).collect();
-            let _ = out.write_all(json::policies_to_json_text(&all).as_bytes());
+            json::policies_to_json_text(&all)
         }
-        (Some(OutputFormat::Cf), Some(l)) => {
-            let _ = out.write_all(print::policy_to_cf(&l.policy).as_bytes());
+        (Some(OutputFormat::Cf), Some(l)) => print::policy_to_cf(&l.policy),
+        (Some(OutputFormat::CfFull), _) => files
+            .iter()
+            .map(|l| print::policy_to_cf(&l.policy))
+            .collect(),
+        _ => String::new(),
+    };
+    // cf-promises pre-evaluates the policy (PolicyResolve rounds) before any output: the errors its
+    // function calls log come first
+    let host = match crate::host::load_host(opts.host.as_deref().unwrap_or("local")) {
+        Ok(h) => h,
+        Err(e) => {
+            log_error(&mut out, &e.to_string());
+            let _ = out.flush();
+            return 2;
         }
-        (Some(OutputFormat::CfFull), _) => {
-            for l in &files {
-                let _ = out.write_all(print::policy_to_cf(&l.policy).as_bytes());
-            }
+    };
+    let engine = match pre_evaluate(opts, &host, files) {
+        Ok(e) => e,
+        Err((text, code)) => {
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            return code;
         }
-        _ => {}
-    }
+    };
+    let _ = out.write_all(engine.out.text().as_bytes());
+    let _ = out.write_all(formatted.as_bytes());
     let code = if opts.show_classes.is_some() || opts.show_vars.is_some() {
-        show_tables(opts, &mut out, files)
+        show_tables(opts, &engine, &mut out)
     } else {
         0
     };
     let _ = out.flush();
+    // the process ends right after: freeing the whole policy and context item by item costs more than
+    // the rest of the output (the memory goes back to the system at exit)
+    std::mem::forget(engine);
     code
 }
 
-/// Pre-evaluates like cf-promises and prints the `--show-classes` / `--show-vars` tables.
-fn show_tables(opts: &Options, out: &mut impl Write, files: Vec<Loaded>) -> u8 {
-    use crate::eval::render;
-    let host = match crate::host::load_host(opts.host.as_deref().unwrap_or("local")) {
-        Ok(h) => h,
-        Err(e) => {
-            log_error(out, &e.to_string());
-            return 2;
-        }
+/// Pre-evaluates like cf-promises (with the `--host`, `-D` and `-N` of the command line); `Err` is the
+/// printed output and exit code of a failure.
+fn pre_evaluate<'h>(
+    opts: &Options,
+    host: &'h crate::host::Host,
+    files: Vec<Loaded>,
+) -> Result<crate::eval::Engine<'h>, (String, u8)> {
+    let classes = crate::eval::setup::ClassOptions {
+        define: opts.define.clone(),
+        negate: opts.negate.clone(),
+        ..Default::default()
     };
+    crate::cli::agent::prepare_loaded(
+        files,
+        &opts.file,
+        host,
+        crate::host::hard_classes::Component::Promises,
+        &classes,
+        crate::eval::output::LogLevel::Notice,
+        crate::eval::RunOptions {
+            exec: opts.exec,
+            ..crate::eval::RunOptions::default()
+        },
+    )
+    .map_err(|(r, _)| (r.stdout, r.code))
+}
+
+/// Prints the `--show-classes` / `--show-vars` tables of the pre-evaluated policy.
+fn show_tables(opts: &Options, e: &crate::eval::Engine<'_>, out: &mut impl Write) -> u8 {
+    use crate::eval::render;
     let (cre, vre) = match (
         render::filter(opts.show_classes.as_deref()),
         render::filter(opts.show_vars.as_deref()),
@@ -142,37 +184,12 @@ fn show_tables(opts: &Options, out: &mut impl Write, files: Vec<Loaded>) -> u8 {
             return 2;
         }
     };
-    let classes = crate::eval::setup::ClassOptions {
-        define: opts.define.clone(),
-        negate: opts.negate.clone(),
-        ..Default::default()
-    };
-    // the files were loaded and checked above: not again
-    let e = match crate::cli::agent::prepare_loaded(
-        files,
-        &opts.file,
-        &host,
-        crate::host::hard_classes::Component::Promises,
-        &classes,
-        crate::eval::output::LogLevel::Notice,
-        crate::eval::RunOptions::default(),
-    ) {
-        Ok(e) => e,
-        Err(r) => {
-            let _ = out.write_all(r.stdout.as_bytes());
-            return r.code;
-        }
-    };
-    let _ = out.write_all(e.out.text().as_bytes());
     if opts.show_classes.is_some() {
         let _ = out.write_all(render::classes_table(&e.ctx, cre.as_ref()).as_bytes());
     }
     if opts.show_vars.is_some() {
         let _ = out.write_all(render::vars_table(&e.ctx, vre.as_ref()).as_bytes());
     }
-    // the process ends right after: freeing the whole policy and context item by item costs more than
-    // the rest of the output (the memory goes back to the system at exit)
-    std::mem::forget(e);
     0
 }
 

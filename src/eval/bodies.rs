@@ -65,10 +65,11 @@ impl Engine<'_> {
         lval: &str,
         body_type: &str,
     ) -> Vec<(String, Rval)> {
-        let Some(rv) = Self::constraint(p, lval).cloned() else {
+        // borrowed from the policy: calls in the arguments are remembered by their place in it
+        let Some(rv) = Self::constraint(p, lval) else {
             return Vec::new();
         };
-        let (name, args) = match &rv {
+        let (name, args) = match rv {
             Rval::Scalar(s) => (self.expand(&s.value).text, Vec::new()),
             Rval::Call(c) => {
                 let mut args = Vec::new();

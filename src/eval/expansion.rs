@@ -1,27 +1,109 @@
-//! What the agent does when it expands a promise before actuating it (ExpandPromise, DeRefCopyPromise,
-//! ExpandDeRefPromise), reduced to what shows: errors for unquoted words naming no body or bundle, the
-//! conditions evaluated once per binding, and the constraints' function calls evaluated once more than
-//! the promise type itself does (a failing call logs again).
+//! The agent's expansion of a promise before its actuator runs (DeRefCopyPromise, ExpandDeRefPromise),
+//! reduced to what shows: errors for unquoted words naming no body or bundle, the conditions evaluated
+//! once per binding (kept for the actuator), and function calls evaluated (and their messages logged)
+//! exactly where cf-agent 3.21 evaluates them — body arguments once per promise, every constraint once
+//! per binding, a failed call again each time an actuator looks at it (VerifyVarPromise,
+//! VerifyClassPromise, defaults) — and remembered per binding so that cfsim's own later looks at the
+//! same call stay silent. Recorded: policies/functions/counts, passes/function_errors_per_expansion,
+//! methods/unquoted_bundle_name.
 
 use super::output::LogLevel;
+use super::rval::RvalResult;
 use super::{BundleDef, Engine};
-use crate::syntax::ast::{Promise, Rval};
+use crate::expr::env::EvalEnv;
+use crate::syntax::ast::{Call, Promise, Rval};
+use crate::value::Value;
 
-/// The namespace of the bundle under evaluation.
-fn p_ns(e: &Engine<'_>) -> String {
-    e.ctx
-        .frames
-        .last()
-        .map_or_else(|| "default".to_string(), |f| f.ns.clone())
-}
+/// Attributes whose value is a bundle reference (from the syntax tables' `bundle` type).
+const BUNDLE_LVALS: &[&str] = &[
+    "edit_line",
+    "edit_xml",
+    "home_bundle",
+    "service_bundle",
+    "usebundle",
+];
+
+/// Outcomes and messages of the calls of one promise binding, keyed by the call's address in the policy.
+pub type FnMemo = std::collections::HashMap<usize, (RvalResult, Vec<(LogLevel, String)>)>;
 
 impl Engine<'_> {
-    /// ExpandDeRefPromise for one binding: a classes promise whose class is defined stops here; then the
-    /// conditions (kept for the actuator, which does not evaluate them again); when they hold, every
-    /// other constraint's function call is evaluated once. A call that fails stays a call the actuator
-    /// makes again, so its errors show once more (recorded: passes/function_errors_per_expansion).
-    pub fn expand_constraints(&mut self, t: &str, p: &Promise, promiser: &str) {
-        use crate::expr::env::EvalEnv;
+    /// Re-logs, `times` times, the messages of the failed built-in calls of `rv` (top level and list
+    /// elements) evaluated earlier in this binding: the agent keeps a failed call unevaluated in its
+    /// promise copy, so each later look at the constraint calls the function again.
+    pub fn replay_failed_calls(&mut self, rv: &Rval, times: usize) {
+        if self.fatal {
+            return;
+        }
+        let calls: Vec<&Call> = match rv {
+            Rval::Call(c) => vec![c],
+            Rval::List(items, _) => items
+                .iter()
+                .filter_map(|i| match i {
+                    Rval::Call(c) => Some(c),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for c in calls {
+            let key = c as *const Call as usize;
+            let Some((RvalResult::Failed, lines)) =
+                self.fn_memo.as_ref().and_then(|m| m.get(&key)).cloned()
+            else {
+                continue;
+            };
+            for _ in 0..times {
+                for (lvl, msg) in &lines {
+                    self.log(*lvl, msg);
+                }
+            }
+        }
+    }
+
+    /// Built-in calls given as arguments of body references (`classes => outcome(readfile(…))`) are
+    /// evaluated (and logged) once per promise, when the agent copies the promise with its bodies; bundle
+    /// references (`usebundle`, `edit_line`, …) keep their arguments for the actuator.
+    pub fn expand_body_arguments(&mut self, p: &Promise) {
+        for c in &p.constraints {
+            if BUNDLE_LVALS.contains(&c.lval.as_str()) {
+                continue;
+            }
+            let Rval::Call(body) = &c.rval else {
+                continue;
+            };
+            if crate::syntax::tables::function(&body.name).is_some() {
+                continue;
+            }
+            for a in &body.args {
+                if let Rval::Call(inner) = a {
+                    if crate::syntax::tables::function(&inner.name).is_some() {
+                        let _ = self.call_function(inner);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `rv` calls a built-in function (body and bundle references look like calls too).
+    pub fn has_builtin_call(rv: &Rval) -> bool {
+        match rv {
+            Rval::Call(c) => crate::syntax::tables::function(&c.name).is_some(),
+            Rval::List(items, _) => items.iter().any(Self::has_builtin_call),
+            Rval::Scalar(..) | Rval::Data(..) => false,
+        }
+    }
+
+    /// The agent's expansion of a promise binding before its actuator runs (`ExpandDeRefPromise`): the
+    /// promisee's calls; a classes promise whose class is set stops here; then the conditions
+    /// (`ifvarclass`/`if`, `unless`, `depends_on`; their answer is kept for the actuator, which does not
+    /// evaluate them again) and, when they hold, every other constraint in order — every built-in call
+    /// (not a body named like one) is evaluated once here, logging its messages.
+    pub fn expand_promise_calls(&mut self, t: &str, p: &Promise, promiser: &str) {
+        if let Some(pe) = &p.promisee {
+            if Self::has_builtin_call(pe) {
+                let _ = self.eval_rval(pe);
+            }
+        }
         if t == "classes"
             && self
                 .ctx
@@ -29,26 +111,54 @@ impl Engine<'_> {
         {
             return;
         }
+        // the conditions are evaluated once here; the actuator reuses the answer
         let skip = self.conditions(p);
-        // pre-evaluation keeps one evaluation per promise: its rounds are modelled, not its repetitions
-        // (cf-promises agrees: tests/host_location.rs)
-        if skip.is_none() && self.stage != "preeval" {
-            for c in &p.constraints {
-                let Rval::Call(call) = &c.rval else {
-                    continue;
+        self.cond_cache = Some(skip);
+        if skip.is_some() {
+            return;
+        }
+        let ns = self
+            .ctx
+            .frames
+            .last()
+            .map_or_else(|| "default".to_string(), |f| f.ns.clone());
+        for c in &p.constraints {
+            if matches!(
+                c.lval.as_str(),
+                "ifvarclass" | "if" | "unless" | "depends_on"
+            ) || !Self::has_builtin_call(&c.rval)
+                || matches!(&c.rval, Rval::Call(call) if self.find_body(&c.lval, &call.name, &ns).is_some())
+            {
+                continue;
+            }
+            let r = self.eval_rval(&c.rval);
+            if self.fatal {
+                return;
+            }
+            if c.lval == "comment" {
+                // a comment whose call did not give a scalar stays a call (or a list) in the copy
+                let kind = match (&r, &c.rval) {
+                    (
+                        RvalResult::Value {
+                            value: Value::Scalar(..),
+                            ..
+                        },
+                        _,
+                    ) => None,
+                    (RvalResult::Value { .. }, _) => Some("list"),
+                    (_, Rval::Call(_)) => Some("call"),
+                    _ => None,
                 };
-                if matches!(
-                    c.lval.as_str(),
-                    "if" | "ifvarclass" | "unless" | "depends_on" | "usebundle"
-                ) || crate::syntax::tables::function(&call.name).is_none()
-                    || self.find_body(&c.lval, &call.name, &p_ns(self)).is_some()
-                {
-                    continue;
+                if let Some(kind) = kind {
+                    self.log(
+                        LogLevel::Error,
+                        &format!(
+                            "Comments can only be scalar objects, not '{kind}' in '{promiser}'"
+                        ),
+                    );
                 }
-                let _ = self.call_function(call);
             }
         }
-        self.cond_cache = Some(skip);
     }
 
     /// The agent's DeRefCopyPromise check, made every time a promise whose guard holds is expanded: an

@@ -116,6 +116,10 @@ impl Engine<'_> {
             }
         }
         self.merge_order(&st.order);
+        // cf-agent's stage 7 runs between the loading rounds and the last PolicyResolve (eval::prelim)
+        if self.agent_component {
+            self.preliminary_convergence();
+        }
         self.policy_resolve();
         true
     }

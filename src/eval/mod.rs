@@ -12,6 +12,7 @@ pub mod loading;
 pub mod output;
 pub mod preeval;
 pub mod prefetch;
+pub mod prelim;
 pub mod render;
 pub mod runner;
 pub mod rval;
@@ -187,6 +188,11 @@ pub struct Engine<'h> {
     pub cur_file: usize,
     /// Promise modules started for custom promise types (`--exec`), terminated at the end of the run.
     pub modules: crate::promise::custom::Modules,
+    /// Function calls already evaluated for the promise binding under evaluation (the agent's expanded
+    /// promise copy): later evaluations of the same call reuse the outcome silently.
+    pub fn_memo: Option<expansion::FnMemo>,
+    /// Messages of function calls say which tool runs them (`cf-promises` or `cf-agent`).
+    pub agent_component: bool,
 }
 
 impl<'h> Engine<'h> {
@@ -228,6 +234,8 @@ impl<'h> Engine<'h> {
             cur_file: 0,
             promise_types: Vec::new(),
             modules: Default::default(),
+            fn_memo: None,
+            agent_component: true,
         };
         e.add_loaded(loaded);
         e

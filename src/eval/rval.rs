@@ -60,17 +60,46 @@ pub fn rval_strings<'a>(rv: &'a Rval, out: &mut Vec<&'a str>) {
 }
 
 impl Engine<'_> {
-    /// Calls a function expression.
+    /// Calls a function expression. Inside a promise binding (see [`super::expansion::FnMemo`]) a call evaluated before
+    /// returns its earlier outcome without logging again.
     pub fn call_function(&mut self, c: &Call) -> RvalResult {
+        let key = c as *const Call as usize;
+        if let Some(hit) = self.fn_memo.as_ref().and_then(|m| m.get(&key)) {
+            return hit.0.clone();
+        }
+        let mut lines = Vec::new();
+        let result = self.call_function_uncached(c, &mut lines);
+        for (lvl, msg) in &lines {
+            self.log(*lvl, msg);
+        }
+        // FatalError: the tool stops right after printing it (exit code 1)
+        if lines
+            .iter()
+            .any(|(_, m)| m.starts_with("Fatal CFEngine error"))
+        {
+            self.fatal = true;
+        }
+        if let Some(m) = self.fn_memo.as_mut() {
+            m.insert(key, (result.clone(), lines));
+        }
+        result
+    }
+
+    fn call_function_uncached(
+        &mut self,
+        c: &Call,
+        lines: &mut Vec<(LogLevel, String)>,
+    ) -> RvalResult {
         let Some(expr) = to_call_expr(c) else {
-            self.log(
+            lines.push((
                 LogLevel::Error,
-                &format!("cfsim cannot pass a list literal to function '{}'", c.name),
-            );
+                format!("cfsim cannot pass a list literal to function '{}'", c.name),
+            ));
             return RvalResult::Failed;
         };
         let (outcome, log) = {
             let mut cx = CallCtx::new(&mut self.ctx, &self.host);
+            cx.agent = self.agent_component;
             let o = eval_call(&mut cx, &expr, &mut self.cache);
             (o, cx.log)
         };
@@ -78,9 +107,10 @@ impl Engine<'_> {
             let lvl = match l.level {
                 Level::Error => LogLevel::Error,
                 Level::Warning => LogLevel::Warning,
+                Level::Info => LogLevel::Info,
                 Level::Verbose => LogLevel::Verbose,
             };
-            self.log(lvl, &l.message);
+            lines.push((lvl, l.message));
         }
         match outcome {
             EvalOutcome::Value(v) => RvalResult::Value {
@@ -89,7 +119,7 @@ impl Engine<'_> {
             },
             EvalOutcome::Unresolved => RvalResult::Skip,
             EvalOutcome::Unknown => {
-                self.log(LogLevel::Error, &format!("Unknown function '{}'", c.name));
+                lines.push((LogLevel::Error, format!("Unknown function '{}'", c.name)));
                 RvalResult::Failed
             }
             EvalOutcome::Failed | EvalOutcome::NotImplemented => RvalResult::Failed,

@@ -288,6 +288,12 @@ pub fn regex(ctx: &mut CallCtx<'_>, re: &str) -> Result<Re, FnFail> {
     })
 }
 
+/// Compiles `re`, logging the agent's error (once) when it does not compile: for the functions that go
+/// on without it (they match nothing) instead of failing.
+pub fn regex_or_log(ctx: &mut CallCtx<'_>, re: &str) -> Option<Re> {
+    regex(ctx, re).ok()
+}
+
 /// Rewrites non-ASCII characters as byte escapes so they match byte-wise, as PCRE without UTF does.
 fn bytewise(re: &str) -> String {
     let mut out = String::with_capacity(re.len());

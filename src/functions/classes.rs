@@ -116,13 +116,26 @@ fn classify(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::context(ctx.env.class_defined(None, &name)))
 }
 
+/// The message of the regex error just logged (to log it again).
+fn regex_error_text(ctx: &CallCtx<'_>) -> String {
+    ctx.log
+        .last()
+        .map(|l| l.message.clone())
+        .unwrap_or_default()
+}
+
 /// Defined classes whose (qualified) name fully matches `re` and which carry every tag in `tags`.
 pub fn matching_classes(
     ctx: &mut CallCtx<'_>,
     re: &str,
     tags: &[FnArg],
 ) -> Result<Vec<ClassInfo>, FnFail> {
-    let re = regex(ctx, re)?;
+    // a class regex that does not compile matches nothing; the agent logs its error twice (recorded:
+    // policies/functions/counts/bad_regex)
+    let Some(re) = super::args::regex_or_log(ctx, re) else {
+        ctx.error(regex_error_text(ctx));
+        return Ok(Vec::new());
+    };
     let tag_res = tags
         .iter()
         .map(|t| regex(ctx, t.text()))
@@ -255,9 +268,10 @@ fn version_test(
     name: &str,
     ok: fn(std::cmp::Ordering) -> bool,
 ) -> FnResult {
+    // a malformed version fails the call (recorded: the classes actuator calls it again)
     match parse_version(ctx, name, a[0].text()) {
         Ok(v) => Ok(Value::context(ok(cmp_version(&v)))),
-        Err(FnFail) => Ok(Value::context(false)),
+        Err(FnFail) => Err(FnFail),
     }
 }
 

@@ -39,15 +39,12 @@ fn parseyaml(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 /// Parses JSON text that must be a container, logging the agent's errors.
 pub fn parse_container(ctx: &mut CallCtx<'_>, text: &str) -> Result<Json, FnFail> {
-    match json::parse(text) {
-        Ok(j @ (Json::Object(_) | Json::Array(_))) => Ok(j),
-        Ok(_) => Err(ctx.fail(format!(
+    match json::parse_end(text) {
+        Ok((j @ (Json::Object(_) | Json::Array(_)), _)) => Ok(j),
+        // quoted from the scalar's last character, where the agent's parser stopped (recorded)
+        Ok((_, end)) => Err(ctx.fail(format!(
             "Non-container from parsing JSON expression '{}'",
-            text.trim_start()
-                .chars()
-                .next()
-                .map(String::from)
-                .unwrap_or_default()
+            text.get(end..).unwrap_or("")
         ))),
         Err(e) => Err(ctx.fail(e.agent_message())),
     }

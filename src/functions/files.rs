@@ -1,7 +1,7 @@
 //! File functions answered by the host: fileexists, filesexist, isdir, isplain, islink, isexecutable,
 //! isnewerthan, accessedbefore, changedbefore, filesize, filestat, lsdir, findfiles, file_hash.
 
-use super::args::{bool_opt, collect_or_fail, elements, full_match, regex};
+use super::args::{bool_opt, collect_or_fail, elements, full_match};
 use super::strings::{digest_hex, dirname_of};
 use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
 use crate::expr::host::FileStat;
@@ -179,7 +179,6 @@ fn filestat(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 fn lsdir(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let dir = a[0].text();
-    let re = regex(ctx, a[1].text())?;
     let full = bool_opt(a[2].text());
     let Some(mut entries) = ctx.host.list_dir(dir) else {
         ctx.error(format!(
@@ -190,6 +189,13 @@ fn lsdir(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     entries.push(".".into());
     entries.push("..".into());
     entries.sort();
+    // the agent compiles the regex for every entry: one error per entry, nothing matches (recorded)
+    let Ok(re) = super::args::compile(a[1].text()) else {
+        for _ in &entries {
+            let _ = super::args::regex_or_log(ctx, a[1].text());
+        }
+        return Ok(Value::slist(Vec::new()));
+    };
     let out = entries
         .into_iter()
         .filter(|e| full_match(&re, e))

@@ -26,12 +26,24 @@ pub const MAX_DEPTH: usize = 512;
 
 /// Parses one JSON value; text after it is ignored.
 pub fn parse(text: &str) -> Result<Json, JsonError> {
+    parse_end(text).map(|(j, _)| j)
+}
+
+/// [`parse`], also giving the byte offset of the value's last character (where the agent's parser
+/// stops: `Non-container from parsing JSON expression` quotes the text from there).
+pub fn parse_end(text: &str) -> Result<(Json, usize), JsonError> {
     let mut p = P { s: text, i: 0 };
     p.ws();
     if p.i >= p.s.len() {
         return Err(p.err("No data"));
     }
-    p.value(0)
+    let j = p.value(0)?;
+    Ok((j, p.i.saturating_sub(1)))
+}
+
+/// Characters that end a number or a bare token inside JSON text.
+fn delimiter(c: u8) -> bool {
+    c.is_ascii_whitespace() || matches!(c, b',' | b']' | b'}' | b':')
 }
 
 struct P<'a> {
@@ -63,7 +75,8 @@ impl P<'_> {
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
             Some(b'"') => self.string().map(Json::String),
-            Some(_) => self.primitive(),
+            Some(b'0'..=b'9' | b'-') => self.number(),
+            Some(_) => self.primitive(depth == 0),
             None => Err(self.err("No data")),
         }
     }
@@ -169,26 +182,60 @@ impl P<'_> {
         self.i = start - 1;
         Err(self.err("Unable to parse json data as string, did not end with doublequote"))
     }
-    fn primitive(&mut self) -> Result<Json, JsonError> {
+    /// `true`, `false` or `null`. At the top level the text must start with one of them (else the error
+    /// quotes it from its start); inside a container the whole bare token is read first and the error
+    /// quotes the text from its last character (recorded: `[tru]` → `u]`).
+    fn primitive(&mut self, top: bool) -> Result<Json, JsonError> {
+        const LITERALS: [(&str, Json); 3] = [
+            ("true", Json::Bool(true)),
+            ("false", Json::Bool(false)),
+            ("null", Json::Null),
+        ];
+        let start = self.i;
+        let bad = "Unable to parse json data as object, unrecognized token beginning entry";
+        if top {
+            let rest = self.s.get(start..).unwrap_or("");
+            for (lit, v) in LITERALS {
+                if rest.starts_with(lit) {
+                    self.i = start + lit.len();
+                    return Ok(v);
+                }
+            }
+            return Err(self.err(bad));
+        }
+        while self.peek().is_some_and(|c| !delimiter(c)) {
+            self.i += 1;
+        }
+        let tok = self.s.get(start..self.i).unwrap_or("");
+        if let Some((_, v)) = LITERALS.into_iter().find(|(l, _)| *l == tok) {
+            return Ok(v);
+        }
+        self.i = self.i.saturating_sub(1).max(start);
+        Err(self.err(bad))
+    }
+
+    /// A number: its characters must be followed by a delimiter or the end (else the error quotes the
+    /// text from the offending character) and end with a digit.
+    fn number(&mut self) -> Result<Json, JsonError> {
         let start = self.i;
         while self
             .peek()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.'))
+            .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
         {
             self.i += 1;
         }
-        let tok = &self.s[start..self.i];
-        match tok {
-            "true" => return Ok(Json::Bool(true)),
-            "false" => return Ok(Json::Bool(false)),
-            "null" => return Ok(Json::Null),
-            _ => {}
+        if self.peek().is_some_and(|c| !delimiter(c)) {
+            return Err(self.err("Unable to parse json data as number, invalid symbol"));
+        }
+        let tok = self.s.get(start..self.i).unwrap_or("");
+        if !tok.ends_with(|c: char| c.is_ascii_digit()) {
+            return Err(self.err("Unable to parse json data as string, did not end with digit"));
         }
         match serde_json::from_str::<Number>(tok) {
-            Ok(n) if !tok.is_empty() => Ok(Json::Number(stored_number(n))),
-            _ => {
+            Ok(n) => Ok(Json::Number(stored_number(n))),
+            Err(_) => {
                 self.i = start;
-                Err(self.err("Unable to parse json data as primitive, unrecognized token"))
+                Err(self.err("Unable to parse json data as number, invalid symbol"))
             }
         }
     }

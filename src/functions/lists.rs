@@ -133,6 +133,8 @@ fn leaves(j: &Json, out: &mut Vec<String>) {
     match j {
         Json::Array(a) => a.iter().for_each(|x| leaves(x, out)),
         Json::Object(o) => o.values().for_each(|x| leaves(x, out)),
+        // getvalues renders a real primitive with two decimals (recorded: 1.5 → "1.50")
+        Json::Number(n) if n.is_f64() => out.push(format!("{:.2}", n.as_f64().unwrap_or(0.0))),
         other => out.extend(json_leaf_string(other)),
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use super::args::collect_or_fail;
 use super::json::{number_text, write_compact, write_pretty};
 use super::vars::datastate_json;
-use super::{def, CallCtx, FnArg, FnDef, FnResult};
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
 use crate::value::Value;
 
 pub const FUNCTIONS: &[FnDef] = &[def("string_mustache", true, string_mustache)];
@@ -36,10 +36,23 @@ struct Parser<'a> {
     i: usize,
     open: String,
     close: String,
+    /// Sections opened and not yet closed, outermost first.
+    open_sections: Vec<String>,
 }
 
+/// Why a template could not be rendered (each with the agent's message, see [`string_mustache`]).
 #[derive(Debug)]
-struct TemplateError;
+enum TemplateError {
+    /// A tag without its end delimiter; the template text from the current position.
+    Broken(String),
+    /// The template ended inside these sections (outermost first).
+    UnexpectedEnd(Vec<String>),
+    /// A closing tag that closes nothing open; the sections open then.
+    UnknownClose(String, Vec<String>),
+    /// A section over a value that is neither a boolean nor a container.
+    NotContainer(String),
+    TooDeep,
+}
 
 impl Parser<'_> {
     /// Parses until the closing tag of `section` (or the end for the top level).
@@ -49,13 +62,13 @@ impl Parser<'_> {
         depth: usize,
     ) -> Result<(Vec<Node>, usize), TemplateError> {
         if depth > MAX_SECTION_DEPTH {
-            return Err(TemplateError);
+            return Err(TemplateError::TooDeep);
         }
         let mut nodes: Vec<Node> = Vec::new();
         loop {
             let Some(off) = self.s[self.i..].find(&self.open) else {
                 if section.is_some() {
-                    return Err(TemplateError);
+                    return Err(TemplateError::UnexpectedEnd(self.open_sections.clone()));
                 }
                 nodes.push(Node::Text(self.s[self.i..].to_string()));
                 self.i = self.s.len();
@@ -71,7 +84,7 @@ impl Parser<'_> {
                 self.close.clone()
             };
             let Some(cl) = self.s[p..].find(&close) else {
-                return Err(TemplateError);
+                return Err(TemplateError::Broken(self.s[self.i..].to_string()));
             };
             let inner = self.s[p..p + cl].to_string();
             p += cl + close.len();
@@ -116,7 +129,9 @@ impl Parser<'_> {
                 }
                 '#' | '^' => {
                     let body_start = self.i;
+                    self.open_sections.push(body.clone());
                     let (children, body_end) = self.parse(Some(&body), depth + 1)?;
+                    self.open_sections.pop();
                     nodes.push(Node::Section {
                         name: body,
                         inverted: kind == '^',
@@ -128,7 +143,10 @@ impl Parser<'_> {
                     return if section == Some(body.as_str()) {
                         Ok((nodes, tag_start))
                     } else {
-                        Err(TemplateError)
+                        Err(TemplateError::UnknownClose(
+                            body,
+                            self.open_sections.clone(),
+                        ))
                     };
                 }
                 '{' | '&' => nodes.push(Node::Var {
@@ -208,7 +226,12 @@ fn scalar_text(j: &Json) -> String {
     }
 }
 
-fn render<'a>(nodes: &[Node], stack: &mut Vec<Frame<'a>>, top: &'a Json, out: &mut String) {
+fn render<'a>(
+    nodes: &[Node],
+    stack: &mut Vec<Frame<'a>>,
+    top: &'a Json,
+    out: &mut String,
+) -> Result<(), TemplateError> {
     for n in nodes {
         match n {
             Node::Text(t) => out.push_str(t),
@@ -252,9 +275,12 @@ fn render<'a>(nodes: &[Node], stack: &mut Vec<Frame<'a>>, top: &'a Json, out: &m
                 };
                 if *inverted {
                     if !truthy {
-                        render(body, stack, top, out);
+                        render(body, stack, top, out)?;
                     }
                     continue;
+                }
+                if matches!(v, Some(Json::String(_) | Json::Number(_))) {
+                    return Err(TemplateError::NotContainer(name.clone()));
                 }
                 let Some(v) = v.filter(|_| truthy) else {
                     continue;
@@ -266,7 +292,7 @@ fn render<'a>(nodes: &[Node], stack: &mut Vec<Frame<'a>>, top: &'a Json, out: &m
                                 value: e,
                                 key: Some(i.to_string()),
                             });
-                            render(body, stack, top, out);
+                            render(body, stack, top, out)?;
                             stack.pop();
                         }
                     }
@@ -276,41 +302,56 @@ fn render<'a>(nodes: &[Node], stack: &mut Vec<Frame<'a>>, top: &'a Json, out: &m
                                 value: e,
                                 key: Some(k.clone()),
                             });
-                            render(body, stack, top, out);
+                            render(body, stack, top, out)?;
                             stack.pop();
                         }
                     }
-                    Json::Bool(true) => render(body, stack, top, out),
+                    Json::Bool(true) => render(body, stack, top, out)?,
                     other => {
                         stack.push(Frame {
                             value: other,
                             key: None,
                         });
-                        render(body, stack, top, out);
+                        render(body, stack, top, out)?;
                         stack.pop();
                     }
                 }
             }
         }
     }
+    Ok(())
 }
 
-/// Renders `template` against `data`; `None` on a malformed template.
-pub fn render_template(template: &str, data: &Json) -> Option<String> {
+/// Renders `template` against `data`.
+fn render_template(template: &str, data: &Json) -> Result<String, TemplateError> {
     let mut p = Parser {
         s: template,
         i: 0,
         open: "{{".into(),
         close: "}}".into(),
+        open_sections: Vec::new(),
     };
-    let (nodes, _) = p.parse(None, 0).ok()?;
+    let (nodes, _) = p.parse(None, 0)?;
     let mut out = String::new();
     let mut stack = vec![Frame {
         value: data,
         key: None,
     }];
-    render(&nodes, &mut stack, data, &mut out);
-    Some(out)
+    render(&nodes, &mut stack, data, &mut out)?;
+    Ok(out)
+}
+
+/// The agent renders while it reads: a section over a scalar fails when it is opened, before the
+/// structural error found later in the template (recorded: `{{#x}}{{/y}}` with `x` a number).
+fn first_scalar_section(open: &[String], data: &Json) -> Option<String> {
+    open.iter()
+        .find(|n| {
+            matches!(
+                data.as_object().and_then(|o| o.get(n.as_str())),
+                Some(Json::String(_) | Json::Number(_))
+            )
+        })
+        .cloned()
 }
 
 fn string_mustache(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -319,8 +360,38 @@ fn string_mustache(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         Some(x) => collect_or_fail(ctx, "string_mustache", x)?.to_json(),
         None => datastate_json(ctx),
     };
+    let not_container = |ctx: &mut CallCtx<'_>, name: &str| {
+        ctx.warning(format!(
+            "Mustache sections can only take a boolean or a container (array or map) value, but section '{name}' isn't getting one of those."
+        ));
+        FnFail
+    };
     match render_template(&template, &data) {
-        Some(s) => Ok(Value::str(s)),
-        None => Err(ctx.fail("Unexpected end to Mustache template")),
+        Ok(s) => Ok(Value::str(s)),
+        Err(TemplateError::Broken(rest)) => {
+            // C's `%20s`: right-aligned in 20 bytes, never cut
+            let pad = 20usize.saturating_sub(rest.len());
+            Err(ctx.fail(format!(
+                "Broken Mustache template, could not find end delimiter after reading start delimiter at '{}{rest}'...",
+                " ".repeat(pad)
+            )))
+        }
+        Err(TemplateError::NotContainer(name)) => Err(not_container(ctx, &name)),
+        Err(TemplateError::UnexpectedEnd(open)) => match first_scalar_section(&open, &data) {
+            Some(name) => Err(not_container(ctx, &name)),
+            None => Err(ctx.fail("Unexpected end to Mustache template")),
+        },
+        Err(TemplateError::UnknownClose(close, open)) => match first_scalar_section(&open, &data) {
+            Some(name) => Err(not_container(ctx, &name)),
+            None => {
+                ctx.warning(format!(
+                    "Unknown section close in mustache template '{close}'"
+                ));
+                Err(FnFail)
+            }
+        },
+        Err(TemplateError::TooDeep) => Err(ctx.fail(format!(
+            "cfsim: Mustache sections nested deeper than {MAX_SECTION_DEPTH}"
+        ))),
     }
 }

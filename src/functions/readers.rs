@@ -47,12 +47,11 @@ fn read(ctx: &mut CallCtx<'_>, path: &str, max: i64) -> Result<String, FnFail> {
             }
             Ok(String::from_utf8_lossy(&b).into_owned())
         }
-        None => {
-            ctx.error(format!(
-                "CfReadFile: Could not examine file '{path}' (stat: No such file or directory)"
-            ));
-            Err(ctx.fail(format!("Could not examine file '{path}'")))
-        }
+        // the tools word it differently (recorded: cf-promises and cf-agent on the same policy)
+        None if ctx.agent => Err(ctx.fail(format!(
+            "CfReadFile: Could not examine file '{path}' (stat: No such file or directory)"
+        ))),
+        None => Err(ctx.fail(format!("Could not examine file '{path}'"))),
     }
 }
 
@@ -336,7 +335,10 @@ fn define_array(
 }
 
 fn read_array(ctx: &mut CallCtx<'_>, a: &[FnArg], idx: bool, kind: ListKind) -> FnResult {
-    let text = read(ctx, a[1].text(), int_arg(&a[5]))?;
+    // an unreadable file is logged and gives 0 entries: the call succeeds (recorded)
+    let Ok(text) = read(ctx, a[1].text(), int_arg(&a[5])) else {
+        return Ok(Value::int(0));
+    };
     let rows = rows(ctx, &text, a[2].text(), a[3].text(), int_arg(&a[4]))?;
     define_array(ctx, a[0].text(), rows, idx, kind)
 }
@@ -383,14 +385,19 @@ fn parserealarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     parse_array(ctx, a, false, ListKind::Rlist)
 }
 
-fn data_rows(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<Vec<String>>, FnFail> {
-    let text = read(ctx, a[0].text(), int_arg(&a[4]))?;
+fn data_rows(ctx: &mut CallCtx<'_>, fname: &str, a: &[FnArg]) -> Result<Vec<Vec<String>>, FnFail> {
+    let Ok(text) = read(ctx, a[0].text(), int_arg(&a[4])) else {
+        return Err(ctx.fail(format!(
+            "{fname}: error reading from file '{}'",
+            a[0].text()
+        )));
+    };
     rows(ctx, &text, a[1].text(), a[2].text(), int_arg(&a[3]))
 }
 
 fn data_readstringarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let mut m = Map::new();
-    for row in data_rows(ctx, a)? {
+    for row in data_rows(ctx, "data_readstringarray", a)? {
         let mut it = row.into_iter();
         let Some(key) = it.next() else { continue };
         m.insert(key, Json::Array(it.map(Json::String).collect()));
@@ -399,7 +406,7 @@ fn data_readstringarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn data_readstringarrayidx(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let rows = data_rows(ctx, a)?;
+    let rows = data_rows(ctx, "data_readstringarrayidx", a)?;
     Ok(Value::Data(csv_json(rows)))
 }
 

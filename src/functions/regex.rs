@@ -22,9 +22,13 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// A regex that does not compile is logged and simply does not match: the call succeeds (recorded:
+/// its error is printed once per evaluation, never again by the actuator).
 fn regcmp(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let re = regex(ctx, a[0].text())?;
-    Ok(Value::context(full_match(&re, a[1].text())))
+    match regex(ctx, a[0].text()) {
+        Ok(re) => Ok(Value::context(full_match(&re, a[1].text()))),
+        Err(FnFail) => Ok(Value::context(false)),
+    }
 }
 
 /// Expands `$N` and `\N` back-references of a replacement.
@@ -100,7 +104,10 @@ fn regex_replace(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let re = regex(ctx, a[0].text())?;
+    // a regex that does not compile silently does not match (recorded)
+    let Ok(re) = compile(a[0].text()) else {
+        return Ok(Value::context(false));
+    };
     let s = a[1].text();
     let Some(caps) = re.0.captures(s.as_bytes()) else {
         return Ok(Value::context(false));
@@ -117,8 +124,11 @@ fn regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::context(true))
 }
 
-fn data_regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let re = regex(ctx, a[0].text())?;
+fn data_regextract(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    // a regex that does not compile fails the call without a message (recorded)
+    let Ok(re) = compile(a[0].text()) else {
+        return Err(FnFail);
+    };
     let s = a[1].text();
     let Some(caps) = re.0.captures(s.as_bytes()) else {
         return Err(FnFail);
@@ -165,7 +175,10 @@ fn string_split(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn splitstring(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let re = regex(ctx, a[1].text())?;
+    // a regex that does not compile is logged and the string is not split (recorded)
+    let Some(re) = super::args::regex_or_log(ctx, a[1].text()) else {
+        return Ok(Value::slist(vec![a[0].text().to_string()]));
+    };
     let max = int_arg(&a[2]).max(1) as usize;
     let mut parts = split_max(&re, a[0].text(), usize::MAX);
     parts.truncate(max);

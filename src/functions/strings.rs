@@ -20,6 +20,7 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("concat", true, concat),
     def("escape", true, escape),
     def("format", true, format),
+    def("hash_to_int", true, hash_to_int),
     def("lastnode", true, lastnode),
     def("dirname", true, dirname),
     def("basename", true, basename),
@@ -408,4 +409,22 @@ fn hash(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 fn translatepath(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::str(a[0].text()))
+}
+
+/// `hash_to_int(lower, upper, string)`: the first 8 bytes of the string's SHA-256 read as a little-endian
+/// unsigned 64-bit number, modulo `upper - lower` (bounds swapped when reversed, equal bounds give
+/// `lower`), plus `lower`. Verified against the agent's recorded values (`policies/functions/strings`).
+fn hash_to_int(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let (x, y) = (int_arg(&a[0]), int_arg(&a[1]));
+    let (lo, hi) = if x <= y { (x, y) } else { (y, x) };
+    let span = i128::from(hi) - i128::from(lo);
+    if span == 0 {
+        return Ok(Value::int(lo));
+    }
+    let digest = Sha256::digest(a[2].text().as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    let h = i128::from(u64::from_le_bytes(first));
+    let v = i128::from(lo) + h % span;
+    Ok(Value::int(i64::try_from(v).unwrap_or(lo)))
 }

@@ -1,5 +1,6 @@
 //! System functions answered by the run's host: execresult, execresult_as_data, returnszero, getenv,
-//! getusers, getuid, getgid, userexists, groupexists, getuserinfo, hostinnetgroup.
+//! getusers, getuid, getgid, userexists, groupexists, getuserinfo, hostinnetgroup, and the module-protocol functions
+//! (read_module_protocol, usemodule).
 
 use serde_json::{json, Value as Json};
 
@@ -20,20 +21,58 @@ pub const FUNCTIONS: &[FnDef] = &[
     def("getuserinfo", false, getuserinfo),
     def("hostinnetgroup", false, hostinnetgroup),
     def("read_module_protocol", false, read_module_protocol),
+    def("usemodule", false, usemodule),
 ];
 
 /// Reads a file of module-protocol lines (`crate::module::protocol`) and applies them as the agent
 /// does: variables go to the context named after the file's canonified basename (or `^context`),
 /// classes are defined; true when the file could be read.
 fn read_module_protocol(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    use crate::module::protocol::{self, Event};
     let path = a[0].text();
     let Some(bytes) = ctx.host.read_file(path) else {
         return Ok(Value::context(false));
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
+    apply_module_output(ctx, path, None, &text);
+    Ok(Value::context(true))
+}
+
+/// `usemodule(module, args)`: runs `$(sys.workdir)/modules/<module> <args>` and applies its output through
+/// the module protocol (classes global, variables in the module's context), as the agent does; a module
+/// that does not exist fails with the agent's error. The command is answered by the host: a simulated
+/// host from its profile (`commands` result for `<workdir>/modules/<module> <args>`, the module file must
+/// be in its files), the local host only when the user allows execution (`--exec`): cfsim never runs a
+/// program on its own.
+fn usemodule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    let module = a[0].text();
+    let args = a.get(1).map_or("", FnArg::text);
+    let workdir = crate::expr::expand::lookup_name(&*ctx.env, "sys.workdir")
+        .and_then(|v| v.as_scalar().map(str::to_string))
+        .unwrap_or_else(|| "/var/lib/cfengine3".to_string());
+    let path = format!("{workdir}/modules/{module}");
+    if ctx.host.stat(&path, true).is_none() {
+        return Err(ctx.fail(format!("Plug-in module '\"{path}\"' not found")));
+    }
+    let shown = format!("\"{path}\" {args}");
+    let cmd = format!("{path} {args}").trim_end().to_string();
+    ctx.verbose(format!("Executing and using module [{shown}]"));
+    let Some(out) = ctx
+        .host
+        .run_command(&cmd, ShellMode::NoShell, Capture::Stdout)
+    else {
+        return Err(ctx.fail(format!("usemodule could not run '{cmd}'")));
+    };
+    apply_module_output(ctx, &path, Some(&shown), &out.output);
+    Ok(Value::context(true))
+}
+
+/// Applies module-protocol output: classes defined, variables stored (the context is the canonified
+/// basename of `command` until `^context`), protocol errors logged; other lines are shown as
+/// `M '<shown>': line` at info level when `shown` is given.
+fn apply_module_output(ctx: &mut CallCtx<'_>, command: &str, shown: Option<&str>, text: &str) {
+    use crate::module::protocol::{self, Event};
     let ns = ctx.env.current_ns().to_string();
-    for ev in protocol::parse_output(path, &text) {
+    for ev in protocol::parse_output(command, text) {
         match ev {
             Event::DefineClass {
                 namespace,
@@ -79,12 +118,17 @@ fn read_module_protocol(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             }
             Event::Log { level, message } => match level {
                 protocol::Level::Error => ctx.error(message),
+                // read_module_protocol keeps these at verbose level, as before
+                protocol::Level::Info if shown.is_some() => ctx.info(message),
                 protocol::Level::Info => ctx.verbose(message),
             },
-            Event::Ignored { .. } => {}
+            Event::Ignored { line } => {
+                if let Some(shown) = shown {
+                    ctx.info(format!("M '{shown}': {line}"));
+                }
+            }
         }
     }
-    Ok(Value::context(true))
 }
 
 /// Splits a command line into argv the way the agent does for `noshell` (one implementation, shared with
@@ -106,6 +150,17 @@ fn run(
     a: &[FnArg],
     capture: Capture,
 ) -> Result<CommandOutput, FnFail> {
+    check_command(ctx, fname, a)?;
+    let cmd = a.first().map_or("", FnArg::text);
+    let mode = shell_mode(a.get(1).map_or("noshell", FnArg::text));
+    match ctx.host.run_command(cmd, mode, capture) {
+        Some(o) => Ok(o),
+        None => Err(ctx.fail(format!("{fname} could not run '{cmd}'"))),
+    }
+}
+
+/// The checks before running a `noshell` command: an absolute path to an executable file.
+fn check_command(ctx: &mut CallCtx<'_>, fname: &str, a: &[FnArg]) -> Result<(), FnFail> {
     let cmd = a.first().map_or("", FnArg::text);
     let mode = shell_mode(a.get(1).map_or("noshell", FnArg::text));
     if mode == ShellMode::NoShell {
@@ -127,10 +182,7 @@ fn run(
             )));
         }
     }
-    match ctx.host.run_command(cmd, mode, capture) {
-        Some(o) => Ok(o),
-        None => Err(ctx.fail(format!("{fname} could not run '{cmd}'"))),
-    }
+    Ok(())
 }
 
 fn capture_of(a: &[FnArg]) -> Capture {
@@ -155,6 +207,11 @@ fn execresult_as_data(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn returnszero(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    // a command that fails the checks simply does not return zero (recorded: logged once, the false
+    // answer is cached like any other)
+    if check_command(ctx, "returnszero", a).is_err() {
+        return Ok(Value::context(false));
+    }
     let out = run(ctx, "returnszero", a, Capture::Both)?;
     Ok(Value::context(out.status == 0))
 }

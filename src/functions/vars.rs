@@ -71,7 +71,10 @@ fn getvariablemetatags(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnFail> {
-    let re = regex(ctx, a.first().map_or(".*", FnArg::text))?;
+    // a regex that does not compile is logged and matches nothing (recorded)
+    let Some(re) = super::args::regex_or_log(ctx, a.first().map_or(".*", FnArg::text)) else {
+        return Ok(Vec::new());
+    };
     let tag_res = a
         .get(1..)
         .unwrap_or(&[])

@@ -89,8 +89,13 @@ pub fn sys_vars(host: &Host, entry: Option<&Path>) -> Vec<SysVar> {
         machine.clone(),
         "inventory,source=agent,attribute_name=Architecture",
     );
+    // the agent's test hook: CFENGINE_TEST_OVERRIDE_WORKDIR replaces the work directory (modules, state)
+    let workdir = host
+        .env("CFENGINE_TEST_OVERRIDE_WORKDIR")
+        .unwrap_or(WORKDIR)
+        .to_string();
     for (k, v) in [
-        ("workdir", WORKDIR.to_string()),
+        ("workdir", workdir),
         ("fstab", "/etc/fstab".into()),
         ("resolv", "/etc/resolv.conf".into()),
         ("maildir", "/var/spool/mail".into()),

@@ -53,10 +53,12 @@ fn select_seed(e: &Engine<'_>) -> String {
     format!("{}+{}+{uid}", get("fqhost"), get("ipv4"))
 }
 
-fn elements(rv: &Rval) -> Vec<Rval> {
+/// The elements of an `and`/`or`/`xor` value, borrowed from the policy (function calls are remembered
+/// by their place in it).
+fn elements(rv: &Rval) -> Vec<&Rval> {
     match rv {
-        Rval::List(items, _) => items.clone(),
-        other => vec![other.clone()],
+        Rval::List(items, _) => items.iter().collect(),
+        other => vec![other],
     }
 }
 
@@ -91,20 +93,16 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     let value = match deciders.first().copied() {
         None => true,
         Some(d) => {
-            let Some(rv) = Engine::constraint(p, d).cloned() else {
+            let Some(rv) = Engine::constraint(p, d) else {
                 return;
             };
             match d {
-                "expression" => e.eval_condition(&rv) == Ok(true),
-                "not" => e.eval_condition(&rv) == Ok(false),
-                "and" => elements(&rv)
-                    .iter()
-                    .all(|x| e.eval_condition(x) == Ok(true)),
-                "or" => elements(&rv)
-                    .iter()
-                    .any(|x| e.eval_condition(x) == Ok(true)),
+                "expression" => e.eval_condition(rv) == Ok(true),
+                "not" => e.eval_condition(rv) == Ok(false),
+                "and" => elements(rv).iter().all(|x| e.eval_condition(x) == Ok(true)),
+                "or" => elements(rv).iter().any(|x| e.eval_condition(x) == Ok(true)),
                 "xor" => {
-                    elements(&rv)
+                    elements(rv)
                         .iter()
                         .filter(|x| e.eval_condition(x) == Ok(true))
                         .count()
@@ -112,14 +110,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                         == 1
                 }
                 "dist" => {
-                    let weights = e.list_of(&rv);
+                    let weights = e.list_of(rv);
                     if let Some(w) = weights.first() {
                         extra = Some(format!("{name}_{w}"));
                     }
                     true
                 }
                 _ => {
-                    let opts = e.list_of(&rv);
+                    let opts = e.list_of(rv);
                     let seed = select_seed(e);
                     if let Some(chosen) = opts.get(select_index(&seed, opts.len())) {
                         extra = Some(canonify(chosen));
@@ -129,6 +127,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             }
         }
     };
+    // VerifyClassPromise evaluates a call that failed during expansion once more
+    if let Some(rv) = deciders.first().and_then(|d| Engine::constraint(p, d)) {
+        e.replay_failed_calls(rv, 1);
+    }
     if !value {
         e.end_event(None, Some(Outcome::Kept));
         return;

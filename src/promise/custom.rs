@@ -42,11 +42,8 @@ fn block(e: &Engine<'_>, t: &str) -> Option<Vec<Constraint>> {
 /// `$(this.promise_dirname)` is the directory of the promise's file, not of the block's (recorded:
 /// custom/custom_block_in_input).
 pub fn block_attr(e: &mut Engine<'_>, attrs: &[Constraint], lval: &str) -> Option<String> {
-    let rv = attrs
-        .iter()
-        .find(|c| c.lval == lval)
-        .map(|c| c.rval.clone())?;
-    e.scalar_of(&rv)
+    let rv = attrs.iter().find(|c| c.lval == lval).map(|c| &c.rval)?;
+    e.scalar_of(rv)
 }
 
 fn has_unresolved(s: &str) -> bool {
@@ -78,7 +75,9 @@ fn attributes(
     p: &Promise,
     json: bool,
 ) -> (serde_json::Map<String, Json>, bool) {
-    let mut items: Vec<(String, Rval, bool)> = Vec::new();
+    // constraint values are borrowed, not copied: the call memo of the binding knows a call by its place
+    // in the policy (a call evaluated by the expansion is not evaluated again here)
+    let mut items: Vec<(String, std::borrow::Cow<'_, Rval>, bool)> = Vec::new();
     let body_lvals = crate::eval::bodies::CLASSES_BODY_LVALS;
     for c in &p.constraints {
         let l = c.lval.as_str();
@@ -87,16 +86,21 @@ fn attributes(
         }
         if l == "action" {
             for (bl, brv) in e.body_attrs(def, p, "action", "action") {
-                items.push((bl, brv, true));
+                items.push((bl, std::borrow::Cow::Owned(brv), true));
             }
             continue;
         }
-        items.push((c.lval.clone(), c.rval.clone(), !CHECKED_ONLY.contains(&l)));
+        items.push((
+            c.lval.clone(),
+            std::borrow::Cow::Borrowed(&c.rval),
+            !CHECKED_ONLY.contains(&l),
+        ));
     }
     let mut out = serde_json::Map::new();
     let mut resolved = true;
-    for (lval, rval, send) in items {
-        if let Rval::Scalar(s) = &rval {
+    for (lval, rval, send) in &items {
+        let (lval, rval, send): (String, &Rval, bool) = (lval.clone(), rval, *send);
+        if let Rval::Scalar(s) = rval {
             let text = e.expand(&s.value).text;
             if let Some((d, is_list)) = container_ref(e, &text) {
                 resolved &= json || !is_list;
@@ -106,7 +110,7 @@ fn attributes(
                 continue;
             }
         }
-        match e.eval_rval(&rval) {
+        match e.eval_rval(rval) {
             crate::eval::rval::RvalResult::Value { value, unresolved } => {
                 let v = match value {
                     Value::Scalar(_, s) => {

@@ -38,14 +38,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     let apply = applies(current.as_ref(), regex.as_deref());
     let mut outcome = (None, Some(Outcome::Kept));
     if apply {
-        let value = p
+        let c = p
             .constraints
             .iter()
-            .find(|c| crate::promise::vars::TYPES.contains(&c.lval.as_str()))
-            .map(|c| e.eval_rval(&c.rval));
+            .find(|c| crate::promise::vars::TYPES.contains(&c.lval.as_str()));
+        let value = c.map(|c| (e.eval_rval(&c.rval), &c.rval));
         outcome = match value {
             None => (Some("no_value"), None),
-            Some(RvalResult::Value { value, .. }) => {
+            Some((RvalResult::Value { value, .. }, _)) => {
                 e.cur
                     .vars_set
                     .push(format!("{}:{}.{}", key.0, key.1, key.2));
@@ -58,7 +58,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 }
                 (None, Some(Outcome::Repaired))
             }
-            Some(_) => (Some("unresolved"), None),
+            Some((other, rv)) => {
+                // the actuator calls a function that failed during expansion once more (recorded)
+                if other == RvalResult::Failed {
+                    e.replay_failed_calls(rv, 1);
+                }
+                (Some("unresolved"), None)
+            }
         };
     }
     if e.stage == "pass" {

@@ -49,15 +49,24 @@ fn set_meta(
     else {
         return (Some("no_value"), None);
     };
-    let value = match e.eval_rval(&c.rval) {
-        RvalResult::Value { value, .. } => value,
-        _ => return (Some("unresolved"), None),
-    };
     let key = (
         def.ns.clone(),
         format!("{}_meta", def.name),
         promiser.to_string(),
     );
+    let value = match e.eval_rval(&c.rval) {
+        RvalResult::Value { value, .. } => value,
+        other => {
+            // VerifyVarPromise calls a failed function again while the variable is undefined
+            if other == RvalResult::Failed
+                && matches!(c.rval, crate::syntax::ast::Rval::Call(_))
+                && !e.ctx.vars.contains_key(&key)
+            {
+                e.replay_failed_calls(&c.rval, 1);
+            }
+            return (Some("unresolved"), None);
+        }
+    };
     if e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value) {
         e.cur
             .vars_set

@@ -35,3 +35,13 @@ pub fn evaluate(
         _ => unsimulated::evaluate(e, def, t, p, promiser),
     }
 }
+
+/// Stage 7 of the agent ("preliminary convergence"): every promise was expanded already (its function
+/// calls logged); only `vars` and `meta` promises act, through their second "sampling".
+pub fn preliminary(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
+    match t {
+        "vars" => vars::evaluate(e, def, p, promiser),
+        "meta" => meta::evaluate(e, def, p, promiser),
+        _ => e.end_event(Some("preliminary"), None),
+    }
+}

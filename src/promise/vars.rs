@@ -175,7 +175,14 @@ fn verify(
         } if ifdefined => return (Some("unresolved"), None),
         RvalResult::Value { value, .. } => value,
         RvalResult::Skip | RvalResult::Dropped => return (Some("unresolved"), None),
-        RvalResult::Failed => return (Some("failed_function"), Some(Outcome::Failed)),
+        RvalResult::Failed => {
+            // VerifyVarPromise calls a failed function again while the variable is undefined
+            let key = (def.ns.clone(), scope.clone(), lval.clone());
+            if matches!(rv, crate::syntax::ast::Rval::Call(_)) && !e.ctx.vars.contains_key(&key) {
+                e.replay_failed_calls(rv, 1);
+            }
+            return (Some("failed_function"), Some(Outcome::Failed));
+        }
     };
     let Some(value) = to_typed(ty, value) else {
         return (Some("type_mismatch"), Some(Outcome::Failed));

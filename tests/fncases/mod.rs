@@ -302,6 +302,27 @@ fn resolve(path: &str) -> String {
     }
 }
 
+/// The error messages the call logs when cf-promises evaluates it (cf-agent's recording starts with the
+/// output of its `cf-promises -c` validation; a few messages differ between the tools).
+pub fn promises_errors(
+    env: &mut MemEnv,
+    host: &dyn HostEnv,
+    cache: &mut FnCache,
+    case: &Case,
+) -> Vec<String> {
+    let Ok(call) = parse_call(&case.call) else {
+        return Vec::new();
+    };
+    let mut ctx = CallCtx::new(env, host);
+    ctx.agent = false;
+    let _ = eval_call(&mut ctx, &call, cache);
+    ctx.log
+        .iter()
+        .filter(|l| l.level == Level::Error)
+        .map(|l| l.message.clone())
+        .collect()
+}
+
 /// What cfsim reports for one case, rendered like the generated policy does; `None` when the agent
 /// would print nothing usable (`$(cN)` stays unexpanded).
 pub fn evaluate(
