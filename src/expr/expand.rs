@@ -74,7 +74,13 @@ pub fn lookup_name(env: &dyn VarLookup, text: &str) -> Option<Value> {
     if text.contains('[') {
         return lookup(env, &VarRef::parse(text));
     }
-    // the same split as `VarRef::parse` and `VarRef::resolve_scope`
+    let (ns, scope, name) = split_name(env, text);
+    env.get_var(ns, scope, name)
+}
+
+/// (namespace, scope, name) of a reference name without indices: the same split as `VarRef::parse` and
+/// `VarRef::resolve_scope`, without allocating.
+fn split_name<'a>(env: &'a dyn VarLookup, text: &'a str) -> (&'a str, &'a str, &'a str) {
     let (ns, rest) = match text.find(':') {
         Some(i) => (Some(&text[..i]), &text[i + 1..]),
         None => (None, text),
@@ -88,7 +94,7 @@ pub fn lookup_name(env: &dyn VarLookup, text: &str) -> Option<Value> {
         None if SPECIAL_SCOPES.contains(&scope) => "default",
         None => env.current_ns(),
     };
-    env.get_var(ns, scope, name)
+    (ns, scope, name)
 }
 
 /// Whether `text` (a reference name without indices) names a scalar variable: checked without
@@ -97,19 +103,7 @@ pub fn names_scalar(env: &dyn VarLookup, text: &str) -> bool {
     if text.contains('[') {
         return false;
     }
-    let (ns, rest) = match text.find(':') {
-        Some(i) => (Some(&text[..i]), &text[i + 1..]),
-        None => (None, text),
-    };
-    let (scope, name) = match rest.find('.') {
-        Some(i) => (&rest[..i], &rest[i + 1..]),
-        None => (env.current_bundle(), rest),
-    };
-    let ns = match ns {
-        Some(ns) => ns,
-        None if SPECIAL_SCOPES.contains(&scope) => "default",
-        None => env.current_ns(),
-    };
+    let (ns, scope, name) = split_name(env, text);
     env.is_scalar_var(ns, scope, name)
 }
 
