@@ -10,6 +10,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod fncases;
+
 use std::path::Path;
 
 /// Families whose whole agent output is identical to the real agent's.
@@ -128,14 +130,7 @@ fn function_families_through_cfsim_agent() {
 #[test]
 fn function_families_through_cfsim_promises() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions");
-    let mut families: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().to_string();
-            name.strip_suffix(".promises.expected").map(str::to_string)
-        })
-        .collect();
-    families.sort();
+    let families = fncases::stems(&dir, ".promises.expected");
     assert!(families.len() >= 18, "promises recordings missing");
     let mut differing = Vec::new();
     for fam in &families {
@@ -180,14 +175,7 @@ fn extra_args(text: &str) -> Vec<&str> {
 #[test]
 fn function_error_counts_match_the_agent() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/counts");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().to_string();
-            name.strip_suffix(".cf").map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let names = fncases::stems(&dir, ".cf");
     assert!(names.len() >= 6, "count fixtures missing");
     let mut differing = Vec::new();
     for n in &names {
@@ -244,14 +232,7 @@ fn usemodule_matches_the_agent() {
 #[test]
 fn fatal_function_errors_stop_like_cf_promises() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("policies/functions/fatal");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().to_string();
-            name.strip_suffix(".cf").map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let names = fncases::stems(&dir, ".cf");
     assert!(names.len() >= 2, "fatal fixtures missing");
     for n in &names {
         let policy = format!("./{n}.cf");

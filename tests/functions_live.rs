@@ -37,17 +37,7 @@ fn agent_or_skip() -> Option<(PathBuf, PathBuf)> {
 fn recordings() -> Vec<(std::path::PathBuf, String)> {
     let mut out = Vec::new();
     for dir in [fncases::dir(), fncases::expr_dir()] {
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .strip_suffix(".cases")
-                    .map(str::to_string)
-            })
-            .collect();
-        names.sort();
+        let names = fncases::stems(&dir, ".cases");
         out.extend(names.into_iter().map(|n| (dir.clone(), n)));
     }
     out
@@ -185,14 +175,7 @@ fn count_recordings_match_the_live_agent() {
         return;
     };
     let dir = fncases::dir().join("counts");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().to_string();
-            name.strip_suffix(".cf").map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let names = fncases::stems(&dir, ".cf");
     let mut diffs = Vec::new();
     for n in &names {
         let policy = format!("./{n}.cf");
@@ -286,14 +269,7 @@ fn fatal_recordings_match_live_cf_promises() {
         return;
     };
     let dir = fncases::dir().join("fatal");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().to_string();
-            name.strip_suffix(".cf").map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let names = fncases::stems(&dir, ".cf");
     for n in &names {
         let out = Command::new(&promises)
             .args(["-f", &format!("./{n}.cf")])

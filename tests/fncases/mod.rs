@@ -26,12 +26,17 @@ pub fn dir() -> PathBuf {
 
 /// Every family that has a case file, sorted.
 pub fn families() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir())
+    stems(&dir(), ".cases")
+}
+
+/// The names of the files of `dir` ending in `suffix`, without it, sorted.
+pub fn stems(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .filter_map(|e| {
                     let n = e.file_name().to_string_lossy().into_owned();
-                    n.strip_suffix(".cases").map(str::to_string)
+                    n.strip_suffix(suffix).map(str::to_string)
                 })
                 .collect()
         })
