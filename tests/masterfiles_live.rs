@@ -1,8 +1,10 @@
 //! Masterfiles `promises.cf` with the local host: `cfsim promises --show-classes` must print the same
 //! rows as the live `cf-promises --show-classes`; `--show-vars` rows of promises.cf and update.cf are
-//! compared row by row and at least [`VARS_FLOOR`] / [`UPDATE_VARS_FLOOR`] must be identical (a ratchet;
-//! the mismatches are printed; runs straddling a second are retried; [`VOLATILE`] rows are compared
-//! with digits masked). Rows cfsim documents as not
+//! compared row by row and every compared row must be reproduced (the mismatches are printed; runs
+//! straddling a second are retried; [`VOLATILE`] rows are compared with digits masked). How many rows
+//! there are depends on the machine (one row per `$PATH` directory in `cfe_internal_setup_python_symlink`,
+//! one per interface in `sys.*`), so the counts are only checked against a least number of rows
+//! ([`VARS_MIN_ROWS`] / [`UPDATE_VARS_MIN_ROWS`]) that proves the comparison is not vacuous. Rows cfsim documents as not
 //! simulated (`sys.inet` statistics, `sys.inet6`, `sys.interfaces_data`) and `time_based` rows (the two
 //! runs may straddle a second) are left out of the vars comparison; the classes comparison is retried when
 //! the two runs straddle a minute. Skip note when cf-promises or masterfiles are missing; FAIL when CI=true.
@@ -13,12 +15,11 @@ use std::process::Command;
 
 const MASTERFILES: &str = "/usr/share/cfengine3/masterfiles/promises.cf";
 const UPDATE: &str = "/usr/share/cfengine3/masterfiles/update.cf";
-/// Least number of identical `--show-vars` rows of promises.cf (of about 680; all of them on the CI
-/// machine when this was raised).
-const VARS_FLOOR: usize = 680;
-/// Least number of identical `--show-vars` rows of update.cf (of about 175; all of them on the CI machine
-/// when this was added).
-const UPDATE_VARS_FLOOR: usize = 174;
+/// Least number of compared `--show-vars` rows of promises.cf (about 680 on the development machine, 2
+/// of them per extra `$PATH` directory or interface).
+const VARS_MIN_ROWS: usize = 600;
+/// Least number of compared `--show-vars` rows of update.cf (172 to 174 seen, depending on `$PATH`).
+const UPDATE_VARS_MIN_ROWS: usize = 150;
 
 fn available() -> bool {
     let ok = Path::new(MASTERFILES).is_file()
@@ -173,13 +174,13 @@ fn show_vars_rows_match_cf_promises() {
     let (same, total) = compare_vars(MASTERFILES);
     eprintln!("masterfiles promises.cf --show-vars: {same}/{total} rows identical");
     assert!(
-        same >= VARS_FLOOR,
-        "only {same}/{total} rows identical (floor {VARS_FLOOR})"
+        same == total && total >= VARS_MIN_ROWS,
+        "only {same}/{total} rows identical (at least {VARS_MIN_ROWS} rows expected, all identical)"
     );
     let (same_u, total_u) = compare_vars(UPDATE);
     eprintln!("masterfiles update.cf --show-vars: {same_u}/{total_u} rows identical");
     assert!(
-        same_u >= UPDATE_VARS_FLOOR,
-        "update.cf: only {same_u}/{total_u} rows identical (floor {UPDATE_VARS_FLOOR})"
+        same_u == total_u && total_u >= UPDATE_VARS_MIN_ROWS,
+        "update.cf: only {same_u}/{total_u} rows identical (at least {UPDATE_VARS_MIN_ROWS} rows expected, all identical)"
     );
 }
