@@ -72,8 +72,11 @@ pub struct Context {
     pub frames: Vec<Frame>,
     /// Iteration values in force for the promise being evaluated (resolved keys).
     pub overlay: Vec<(VarKey, String)>,
-    /// The `this.*` scope of the promise being evaluated.
-    pub this: FastIndexMap<String, String>,
+    /// The `this.*` scope of the promise being evaluated (empty while `this_stale`).
+    this: FastIndexMap<String, String>,
+    /// [`Context::clear_this`] was called: `this` reads as empty; its entries stay in place so that the
+    /// next [`Context::reset_this`] can rewrite them without hashing.
+    this_stale: bool,
     pub bundles: Vec<BundleInfo>,
     /// `comment =>` of variables and classes, keyed by their table name (`ns:scope.lval`, class name).
     pub comments: FastIndexMap<String, String>,
@@ -149,15 +152,75 @@ impl Context {
         }
     }
 
-    /// Empties the `this` scope (its entries are kept aside for [`Context::put_this`]).
+    /// Empties the `this` scope (lazily: see `this_stale`).
     pub fn clear_this(&mut self) {
-        self.this_spare.extend(self.this.drain(..));
-        // keys used once (map functions' `this.k`…) must not pile up
-        self.this_spare.truncate(THIS_SPARE_MAX);
+        self.this_stale = true;
+    }
+
+    /// Empties the `this` scope now (its entries are kept aside for [`Context::put_this`]).
+    fn drop_stale_this(&mut self) {
+        if self.this_stale {
+            self.this_stale = false;
+            self.this_spare.extend(self.this.drain(..));
+            // keys used once (map functions' `this.k`…) must not pile up
+            self.this_spare.truncate(THIS_SPARE_MAX);
+        }
+    }
+
+    /// `this.<key>`, if set.
+    pub fn this_get(&self, key: &str) -> Option<&str> {
+        if self.this_stale {
+            return None;
+        }
+        self.this.get(key).map(String::as_str)
+    }
+
+    /// Takes the whole `this` scope out (a called bundle starts with none); see [`Context::restore_this`].
+    pub fn take_this(&mut self) -> FastIndexMap<String, String> {
+        self.drop_stale_this();
+        std::mem::take(&mut self.this)
+    }
+
+    /// Puts back a `this` scope taken by [`Context::take_this`].
+    pub fn restore_this(&mut self, this: FastIndexMap<String, String>) {
+        self.this = this;
+        self.this_stale = false;
+    }
+
+    /// Makes `this` hold exactly `entries`, in their order (as [`Context::clear_this`] followed by
+    /// [`Context::put_this`] for each would). When the map already starts with these keys (the usual case:
+    /// every promise sets the same ones), the values are rewritten in place without hashing.
+    pub fn reset_this(&mut self, entries: &[(&str, &str)]) {
+        let same_keys = self.this.len() >= entries.len()
+            && entries
+                .iter()
+                .enumerate()
+                .all(|(i, (k, _))| self.this.get_index(i).is_some_and(|(have, _)| have == k));
+        if !same_keys {
+            self.this_stale = true;
+            self.drop_stale_this();
+            for (k, v) in entries {
+                self.put_this(k, v);
+            }
+            return;
+        }
+        self.this_stale = false;
+        if self.this.len() > entries.len() {
+            let extra: Vec<(String, String)> = self.this.drain(entries.len()..).collect();
+            self.this_spare.extend(extra);
+            self.this_spare.truncate(THIS_SPARE_MAX);
+        }
+        for (i, (_, v)) in entries.iter().enumerate() {
+            if let Some((_, have)) = self.this.get_index_mut(i) {
+                have.clear();
+                have.push_str(v);
+            }
+        }
     }
 
     /// Sets `this.<key>`, reusing a buffer of an earlier entry when there is one.
     pub fn put_this(&mut self, key: &str, value: &str) {
+        self.drop_stale_this();
         if let Some(v) = self.this.get_mut(key) {
             v.clear();
             v.push_str(value);
@@ -269,7 +332,7 @@ impl VarLookup for Context {
         {
             return true;
         }
-        if scope == "this" && self.this.contains_key(lval) {
+        if scope == "this" && self.this_get(lval).is_some() {
             return true;
         }
         match self.vars.get(&VarKeyRef(ns, scope, lval)).map(|e| &e.value) {
@@ -285,13 +348,29 @@ impl VarLookup for Context {
             }
         }
         if scope == "this" {
-            if let Some(v) = self.this.get(lval) {
-                return Some(Value::str(v.clone()));
+            if let Some(v) = self.this_get(lval) {
+                return Some(Value::str(v.to_string()));
             }
         }
         self.vars
             .get(&VarKeyRef(ns, scope, lval))
             .map(|e| e.value.clone())
+    }
+    fn var_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<std::borrow::Cow<'_, Value>> {
+        use std::borrow::Cow;
+        for ((n, s, l), v) in &self.overlay {
+            if n == ns && s == scope && l == lval {
+                return Some(Cow::Owned(Value::str(v.clone())));
+            }
+        }
+        if scope == "this" {
+            if let Some(v) = self.this_get(lval) {
+                return Some(Cow::Owned(Value::str(v.to_string())));
+            }
+        }
+        self.vars
+            .get(&VarKeyRef(ns, scope, lval))
+            .map(|e| Cow::Borrowed(&e.value))
     }
 }
 
@@ -343,6 +422,20 @@ impl EvalEnv for Context {
             }));
         }
         out
+    }
+    fn visit_classes(&self, f: &mut crate::expr::env::ClassVisitor<'_>) {
+        use crate::expr::env::ClassTags;
+        for (n, t) in &self.hard {
+            f("default", n, ClassTags::Hard(t));
+        }
+        for ((ns, n), t) in &self.soft {
+            f(ns, n, ClassTags::Soft(t));
+        }
+        if let Some(fr) = self.frames.last() {
+            for (n, t) in &fr.local {
+                f(&fr.ns, n, ClassTags::Soft(t));
+            }
+        }
     }
     fn variables(&self) -> Vec<VarInfo> {
         let mut out = Vec::with_capacity(self.vars.len());

@@ -234,9 +234,9 @@ impl Engine<'_> {
             .parent()
             .map(|d| d.to_string_lossy().into_owned())
             .unwrap_or_default();
-        self.ctx.this.clear();
-        self.ctx.this.insert("promise_filename".into(), path);
-        self.ctx.this.insert("promise_dirname".into(), dir);
+        self.ctx.clear_this();
+        self.ctx.put_this("promise_filename", &path);
+        self.ctx.put_this("promise_dirname", &dir);
         self.ctx.frames.push(super::context::Frame {
             ns: "default".into(),
             bundle: "control".into(),
@@ -258,7 +258,7 @@ impl Engine<'_> {
             _ => Vec::new(),
         };
         self.ctx.frames.pop();
-        self.ctx.this.clear();
+        self.ctx.clear_this();
         items
             .into_iter()
             .partition(|it| !(it.contains("$(") || it.contains("${") || it.starts_with("@(")))

@@ -186,6 +186,8 @@ pub struct Engine<'h> {
     pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
     /// Bundle (index) and file of the promise under evaluation.
     pub cur_file: usize,
+    /// (file index, absolute path) of the last file `this.promise_filename` was computed for.
+    this_path: Option<(usize, String)>,
     /// Promise modules started for custom promise types (`--exec`), terminated at the end of the run.
     pub modules: crate::promise::custom::Modules,
     /// Function calls already evaluated for the promise binding under evaluation (the agent's expanded
@@ -232,6 +234,7 @@ impl<'h> Engine<'h> {
             pending_call: None,
             fatal: false,
             cur_file: 0,
+            this_path: None,
             promise_types: Vec::new(),
             modules: Default::default(),
             fn_memo: None,
@@ -317,7 +320,7 @@ impl<'h> Engine<'h> {
         let (ns, name) = split_ns(written, ns);
         self.bodies
             .iter()
-            .find(|b| b.ns == ns && b.name == name && b.body.body_type == body_type)
+            .find(|b| b.name == name && b.ns == ns && b.body.body_type == body_type)
     }
 
     /// Line of a promise's promiser.

@@ -4,13 +4,20 @@
 //! each result (or parses the file itself when it was not queued). Output is the same either way.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::load::{check_all, load_one, CheckReport, LoadError, Loaded};
 
 /// A parsed and checked file.
 pub type Parsed = (Result<Loaded, LoadError>, Option<CheckReport>);
+
+/// How long a thread that expects news soon polls before it sleeps on the condition variable: waking a
+/// sleeping thread can take milliseconds (seen on gVisor), longer than parsing a file, so the loader
+/// would parse the next file itself while the worker is still waking up.
+const SPIN: Duration = Duration::from_millis(10);
 
 #[derive(Default)]
 struct State {
@@ -20,9 +27,47 @@ struct State {
     closed: bool,
 }
 
+#[derive(Default)]
+struct Shared {
+    state: Mutex<State>,
+    cv: Condvar,
+    /// Bumped on every change of `state` (queued, finished, closed): what the spinning side watches.
+    changes: AtomicUsize,
+}
+
+impl Shared {
+    /// Records a change of the state; called with the lock held (`_st`), so that a waiter that checked
+    /// `changes` under the lock cannot miss the notification.
+    fn changed(&self, _st: &MutexGuard<'_, State>) {
+        self.changes.fetch_add(1, Ordering::Release);
+        self.cv.notify_all();
+    }
+
+    /// Waits for the next change after `seen` (taken while `st` was held): polls for [`SPIN`], then
+    /// sleeps on the condition variable. Returns the lock again, or `None` if it is poisoned.
+    fn wait<'a>(&'a self, st: MutexGuard<'a, State>, seen: usize) -> Option<MutexGuard<'a, State>> {
+        drop(st);
+        let start = Instant::now();
+        let mut spins = 0u32;
+        while self.changes.load(Ordering::Acquire) == seen && start.elapsed() < SPIN {
+            spins += 1;
+            if spins.is_multiple_of(64) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        let mut st = self.state.lock().ok()?;
+        while self.changes.load(Ordering::Acquire) == seen {
+            st = self.cv.wait(st).ok()?;
+        }
+        Some(st)
+    }
+}
+
 /// The worker and its shared state.
 pub struct Prefetcher {
-    shared: Arc<(Mutex<State>, Condvar)>,
+    shared: Arc<Shared>,
     worker: Option<JoinHandle<()>>,
 }
 
@@ -37,11 +82,12 @@ pub fn parse(path: &str) -> Parsed {
     }
 }
 
-fn work(shared: &(Mutex<State>, Condvar)) {
-    let (lock, cv) = shared;
+fn work(shared: &Shared) {
     loop {
         let path = {
-            let Ok(mut st) = lock.lock() else { return };
+            let Ok(mut st) = shared.state.lock() else {
+                return;
+            };
             loop {
                 if let Some(p) = st.queue.pop_front() {
                     st.busy = Some(p.clone());
@@ -50,25 +96,32 @@ fn work(shared: &(Mutex<State>, Condvar)) {
                 if st.closed {
                     return;
                 }
-                st = match cv.wait(st) {
-                    Ok(s) => s,
-                    Err(_) => return,
+                let seen = shared.changes.load(Ordering::Acquire);
+                st = match shared.wait(st, seen) {
+                    Some(s) => s,
+                    None => return,
                 };
             }
         };
         let parsed = parse(&path);
-        let Ok(mut st) = lock.lock() else { return };
+        let Ok(mut st) = shared.state.lock() else {
+            return;
+        };
         st.busy = None;
         st.done.insert(path, parsed);
-        cv.notify_all();
+        shared.changed(&st);
     }
 }
 
 impl Prefetcher {
-    /// Starts the worker (idle until paths are queued). `None` when no thread can be started: the loader
-    /// then parses everything itself.
+    /// Starts the worker (idle until paths are queued). `None` on a single CPU (the worker would only
+    /// take turns with the loader) or when no thread can be started: the loader then parses everything
+    /// itself.
     pub fn start() -> Option<Prefetcher> {
-        let shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
+        if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
+            return None;
+        }
+        let shared = Arc::new(Shared::default());
         let for_worker = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
             .name("cfsim-prefetch".into())
@@ -82,22 +135,23 @@ impl Prefetcher {
 
     /// Queues paths (already queued or parsed ones are skipped).
     pub fn queue(&self, paths: impl IntoIterator<Item = String>) {
-        let (lock, cv) = &*self.shared;
-        let Ok(mut st) = lock.lock() else { return };
+        let Ok(mut st) = self.shared.state.lock() else {
+            return;
+        };
         for p in paths {
             if st.done.contains_key(&p) || st.busy.as_ref() == Some(&p) || st.queue.contains(&p) {
                 continue;
             }
             st.queue.push_back(p);
         }
-        cv.notify_all();
+        self.shared.changed(&st);
     }
 
-    /// The result for `path`: taken from the worker (waiting while it parses that very file), or parsed
-    /// here when the worker has not started on it.
+    /// The result for `path`: taken from the worker (while it parses that very file, the next queued
+    /// files are parsed here, then it is waited for), or parsed here when the worker has not started on
+    /// it.
     pub fn take(&self, path: &str) -> Parsed {
-        let (lock, cv) = &*self.shared;
-        let Ok(mut st) = lock.lock() else {
+        let Ok(mut st) = self.shared.state.lock() else {
             return parse(path);
         };
         loop {
@@ -105,9 +159,21 @@ impl Prefetcher {
                 return p;
             }
             if st.busy.as_deref() == Some(path) {
-                st = match cv.wait(st) {
-                    Ok(s) => s,
-                    Err(_) => return parse(path),
+                // rather than wait idle, parse the next queued file (it is needed soon after)
+                if let Some(next) = st.queue.pop_front() {
+                    drop(st);
+                    let parsed = parse(&next);
+                    st = match self.shared.state.lock() {
+                        Ok(s) => s,
+                        Err(_) => return parse(path),
+                    };
+                    st.done.insert(next, parsed);
+                    continue;
+                }
+                let seen = self.shared.changes.load(Ordering::Acquire);
+                st = match self.shared.wait(st, seen) {
+                    Some(s) => s,
+                    None => return parse(path),
                 };
                 continue;
             }
@@ -120,12 +186,11 @@ impl Prefetcher {
 
 impl Drop for Prefetcher {
     fn drop(&mut self) {
-        let (lock, cv) = &*self.shared;
-        if let Ok(mut st) = lock.lock() {
+        if let Ok(mut st) = self.shared.state.lock() {
             st.closed = true;
             st.queue.clear();
+            self.shared.changed(&st);
         }
-        cv.notify_all();
         if let Some(w) = self.worker.take() {
             let _ = w.join();
         }

@@ -27,6 +27,19 @@ pub fn filter(re: Option<&str>) -> Result<Option<Regex>, String> {
     }
 }
 
+/// Appends `v` left-aligned in a column of `width` characters (`format!("{v:<width$}")` without the
+/// formatter's character-by-character fill).
+fn padded(out: &mut String, v: &str, width: usize) {
+    const SPACES: &str = "                                                                ";
+    out.push_str(v);
+    let mut missing = width.saturating_sub(v.chars().count());
+    while missing > 0 {
+        let n = missing.min(SPACES.len());
+        out.push_str(&SPACES[..n]);
+        missing -= n;
+    }
+}
+
 /// The classes table.
 pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
     let mut s = String::from(CLASSES_HEADER);
@@ -36,7 +49,12 @@ pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
             continue;
         }
         let comment = ctx.comments.get(&name).map_or("", String::as_str);
-        s.push_str(&format!("{name:<60} {tags:<40} {comment:<40}\n"));
+        padded(&mut s, &name, 60);
+        s.push(' ');
+        padded(&mut s, &tags, 40);
+        s.push(' ');
+        padded(&mut s, comment, 40);
+        s.push('\n');
     }
     s
 }
@@ -88,8 +106,14 @@ pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
             continue;
         }
         let comment = ctx.comments.get(&name).map_or("", String::as_str);
-        use std::fmt::Write as _;
-        let _ = writeln!(s, "{name:<40} {value:<60} {tags:<40} {comment:<40}");
+        padded(&mut s, &name, 40);
+        s.push(' ');
+        padded(&mut s, &value, 60);
+        s.push(' ');
+        padded(&mut s, &tags, 40);
+        s.push(' ');
+        padded(&mut s, comment, 40);
+        s.push('\n');
     }
     s
 }
@@ -97,6 +121,17 @@ pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padding_equals_the_formatter() {
+        for v in ["", "abc", "é€x", &"z".repeat(70), &"y".repeat(200)] {
+            for w in [0, 3, 40, 60, 150] {
+                let mut s = String::new();
+                padded(&mut s, v, w);
+                assert_eq!(s, format!("{v:<w$}"), "{v} {w}");
+            }
+        }
+    }
 
     #[test]
     fn values_render_like_show_vars() {

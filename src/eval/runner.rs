@@ -60,6 +60,20 @@ pub fn absolute_keep_dots(path: &str) -> String {
     })
 }
 
+/// `n` in decimal, written into `buf` (no allocation).
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+}
+
 /// Why a promise was skipped by its conditions.
 pub type Skip = &'static str;
 
@@ -92,7 +106,7 @@ impl Engine<'_> {
         }
         let saved_pass = self.pass;
         let saved_overlay = std::mem::take(&mut self.ctx.overlay);
-        let saved_this = std::mem::take(&mut self.ctx.this);
+        let saved_this = self.ctx.take_this();
         let saved_file = self.cur_file;
         let (stack, call_text) = self.pending_call.take().unwrap_or_default();
         self.ctx.frames.push(super::context::Frame {
@@ -186,7 +200,7 @@ impl Engine<'_> {
         self.pass = saved_pass;
         self.stage = saved_stage;
         self.ctx.overlay = saved_overlay;
-        self.ctx.this = saved_this;
+        self.ctx.restore_this(saved_this);
         self.cur_file = saved_file;
         self.last_results = self.results.pop().unwrap_or_default();
         self.aggs.pop().unwrap_or_default()
@@ -359,19 +373,27 @@ impl Engine<'_> {
 
     fn set_this(&mut self, def: &BundleDef, p: &Promise) {
         let line = self.line_of(p);
-        let path = self
-            .files
-            .get(def.file)
-            .map(|f| absolute_keep_dots(&f.path))
-            .unwrap_or_default();
+        // the absolute path of the promise's file, computed once per file
+        if self.this_path.as_ref().map(|(f, _)| *f) != Some(def.file) {
+            let path = self
+                .files
+                .get(def.file)
+                .map(|f| absolute_keep_dots(&f.path))
+                .unwrap_or_default();
+            self.this_path = Some((def.file, path));
+        }
+        let path = self.this_path.as_ref().map_or("", |(_, p)| p.as_str());
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        // `this` holds exactly these keys afterwards; their buffers are reused from promise to promise
-        self.ctx.clear_this();
-        self.ctx.put_this("bundle", &def.name);
-        self.ctx.put_this("namespace", &def.ns);
-        self.ctx.put_this("promise_dirname", dir);
-        self.ctx.put_this("promise_filename", &path);
-        self.ctx.put_this("promise_linenumber", &line.to_string());
+        let mut digits = [0u8; 20];
+        let line = decimal(line, &mut digits);
+        // `this` holds exactly these keys afterwards
+        self.ctx.reset_this(&[
+            ("bundle", &def.name),
+            ("namespace", &def.ns),
+            ("promise_dirname", dir),
+            ("promise_filename", path),
+            ("promise_linenumber", line),
+        ]);
     }
 
     /// Starts the trace event of one evaluation.

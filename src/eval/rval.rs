@@ -197,11 +197,18 @@ impl Engine<'_> {
     /// Evaluates a class expression string after expanding its variables: `Err` is the agent's ERROR
     /// (unexpanded reference or a parse failure).
     pub fn eval_class_str(&mut self, expr: &str) -> Result<bool, ClassError> {
-        let e = self.expand(expr);
-        if has_reference(&e.text) || e.text.contains("@(") || e.text.contains("@{") {
-            return Err(ClassError);
-        }
-        match crate::expr::classexpr::eval_str(&e.text, &self.ctx) {
+        // most class expressions hold no reference: nothing to expand
+        let expanded;
+        let text = if expr.bytes().any(|c| c == b'$' || c == b'@') {
+            expanded = self.expand(expr).text;
+            if has_reference(&expanded) || expanded.contains("@(") || expanded.contains("@{") {
+                return Err(ClassError);
+            }
+            expanded.as_str()
+        } else {
+            expr
+        };
+        match crate::expr::classexpr::eval_str(text, &self.ctx) {
             Ok(b) => Ok(b),
             Err(err) => {
                 if matches!(err, crate::expr::classexpr::ClassExprError::Whitespace(_)) {

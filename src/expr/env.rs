@@ -11,6 +11,11 @@ pub trait VarLookup {
     fn current_bundle(&self) -> &str;
     /// Looks up a variable. `lval` may carry classic-array indices (`arr[k]`), already expanded.
     fn get_var(&self, ns: &str, scope: &str, lval: &str) -> Option<Value>;
+    /// Like [`VarLookup::get_var`], borrowing the value where the implementation stores it (a
+    /// container indexed by a reference is not copied whole). The default copies.
+    fn var_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<std::borrow::Cow<'_, Value>> {
+        self.get_var(ns, scope, lval).map(std::borrow::Cow::Owned)
+    }
     /// Whether the variable exists and is a scalar (string, int, real or a JSON primitive), without
     /// copying its value. Implementations may override the copying default.
     fn is_scalar_var(&self, ns: &str, scope: &str, lval: &str) -> bool {
@@ -40,6 +45,28 @@ impl ClassInfo {
         }
     }
 }
+
+/// The tags of a class as [`EvalEnv::visit_classes`] hands them over, without copying.
+#[derive(Debug, Clone, Copy)]
+pub enum ClassTags<'a> {
+    /// A hard class: its comma-separated tags, plus the implicit `hardclass` tag.
+    Hard(&'a str),
+    /// A soft class: its tags.
+    Soft(&'a [String]),
+}
+
+impl ClassTags<'_> {
+    /// Whether some tag satisfies `f`.
+    pub fn any(&self, mut f: impl FnMut(&str) -> bool) -> bool {
+        match self {
+            ClassTags::Hard(csv) => csv.split(',').any(&mut f) || f("hardclass"),
+            ClassTags::Soft(tags) => tags.iter().any(|t| f(t)),
+        }
+    }
+}
+
+/// Callback of [`EvalEnv::visit_classes`]: `(ns, name, tags)`.
+pub type ClassVisitor<'a> = dyn FnMut(&str, &str, ClassTags<'_>) + 'a;
 
 /// Callback of [`EvalEnv::visit_variables`]: `(ns, scope, lval, value, tags)`.
 pub type VarVisitor<'a> = dyn FnMut(&str, &str, &str, &Value, &[String]) + 'a;
@@ -75,6 +102,12 @@ pub trait EvalEnv: VarLookup {
     fn class_defined(&self, ns: Option<&str>, name: &str) -> bool;
     /// All defined classes (hard and soft, global and bundle-local).
     fn classes(&self) -> Vec<ClassInfo>;
+    /// Visits every defined class without copying it, in the order of [`EvalEnv::classes`].
+    fn visit_classes(&self, f: &mut ClassVisitor<'_>) {
+        for c in self.classes() {
+            f(&c.ns, &c.name, ClassTags::Soft(&c.tags));
+        }
+    }
     /// All defined variables.
     fn variables(&self) -> Vec<VarInfo>;
     /// All bundles of the policy.

@@ -42,16 +42,17 @@ pub enum Resolved {
 /// Looks up a reference, walking into a data container for indices that are not classic-array keys.
 pub fn lookup(env: &dyn VarLookup, r: &VarRef) -> Option<Value> {
     let (ns, scope) = r.resolve_scope(env);
-    if let Some(v) = env.get_var(&ns, &scope, &r.lval()) {
+    let mut lval = r.lval();
+    if let Some(v) = env.get_var(&ns, &scope, &lval) {
         return Some(v);
     }
+    // the container holding the value: the longest prefix of the indices that names a variable
     for k in (0..r.indices.len()).rev() {
-        let base = VarRef {
-            indices: r.indices[..k].to_vec(),
-            ..r.clone()
-        };
-        if let Some(Value::Data(d)) = env.get_var(&ns, &scope, &base.lval()) {
-            return walk(&d, &r.indices[k..]).map(Value::Data);
+        lval.truncate(lval.len() - r.indices[k].len() - 2);
+        if let Some(v) = env.var_ref(&ns, &scope, &lval) {
+            if let Value::Data(d) = v.as_ref() {
+                return walk(d, &r.indices[k..]).map(Value::Data);
+            }
         }
     }
     None
@@ -109,17 +110,30 @@ pub fn names_scalar(env: &dyn VarLookup, text: &str) -> bool {
 
 /// Resolves a reference name (the text between the delimiters, already expanded).
 pub fn resolve(env: &dyn VarLookup, name: &str) -> Resolved {
-    match lookup_name(env, name) {
-        Some(Value::Scalar(_, s)) => Resolved::Scalar(s),
-        Some(Value::List(_, items)) => Resolved::Iterable(items),
-        Some(Value::Data(d)) => match &d {
+    if name.contains('[') {
+        return match lookup(env, &VarRef::parse(name)) {
+            Some(v) => resolved(&v),
+            None => Resolved::Missing,
+        };
+    }
+    let (ns, scope, lval) = split_name(env, name);
+    match env.var_ref(ns, scope, lval) {
+        Some(v) => resolved(&v),
+        None => Resolved::Missing,
+    }
+}
+
+fn resolved(v: &Value) -> Resolved {
+    match v {
+        Value::Scalar(_, s) => Resolved::Scalar(s.clone()),
+        Value::List(_, items) => Resolved::Iterable(items.clone()),
+        Value::Data(d) => match d {
             Json::Array(_) | Json::Object(_) => {
-                Resolved::Iterable(crate::value::json_scalar_values(&d))
+                Resolved::Iterable(crate::value::json_scalar_values(d))
             }
             Json::Null => Resolved::Null,
             other => json_leaf_string(other).map_or(Resolved::Missing, Resolved::Scalar),
         },
-        None => Resolved::Missing,
     }
 }
 
@@ -229,7 +243,9 @@ fn expand_depth(s: &str, env: &dyn VarLookup, binding: Option<&Binding>, depth: 
 
 /// Whether a string still contains a `$(`/`${` reference (the agent's "looks unresolved" test).
 pub fn has_reference(s: &str) -> bool {
-    s.contains("$(") || s.contains("${")
+    s.as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'$' && (w[1] == b'(' || w[1] == b'{'))
 }
 
 /// `@(name)` as a whole string: the name of a list spliced into a list or argument.

@@ -206,10 +206,11 @@ pub fn as_json(v: &Value) -> Json {
 
 /// A compiled regex with the agent's semantics: PCRE without UTF mode (bytes; `\\w`, `.` and `(?i)`
 /// are ASCII/byte based), DOTALL and MULTILINE.
-/// Shared (`Arc`): a compiled regex is cached per text, and its clones reuse the search caches. The
-/// second field decides full matches (see [`FullMatcher`]).
+/// Shared (`Arc`): a compiled regex is cached per text, and its clones reuse the search caches. Full
+/// matches are decided as [`FullMatcher`] says; the searching regex ([`Re::plain`]) of a pattern that
+/// full matches need not compile is only compiled when a function searches with it.
 #[derive(Debug, Clone)]
-pub struct Re(pub Arc<regex::bytes::Regex>, Arc<FullMatcher>);
+pub struct Re(Arc<FullMatcher>);
 
 /// How [`Re::full_match`] decides: `.*` (DOTALL, bytes) fully matches every string; otherwise the
 /// pattern anchored at the start (`\A(?:…)`, compiled on first use) is searched: its match at offset 0
@@ -218,6 +219,9 @@ pub struct Re(pub Arc<regex::bytes::Regex>, Arc<FullMatcher>);
 #[derive(Debug)]
 pub struct FullMatcher {
     body: String,
+    /// The searching regex: compiled at once for a pattern that is not [`Simple`] (its errors are the
+    /// function's), on first use for a simple one (which always compiles).
+    plain: OnceLock<regex::bytes::Regex>,
     anchored: OnceLock<Option<regex::bytes::Regex>>,
     /// The pattern when it is made only of ASCII letters, digits, `_ - : = , /`, blanks and `.` (any
     /// byte), optionally ending in `.*`: matched byte by byte without the regex engine.
@@ -259,9 +263,20 @@ impl Simple {
 }
 
 impl Re {
+    /// The regex that searches (DOTALL, MULTILINE, bytes).
+    pub fn plain(&self) -> &regex::bytes::Regex {
+        self.0.plain.get_or_init(|| {
+            #[allow(clippy::expect_used)]
+            // only simple patterns get here: ASCII letters, digits, a few punctuation bytes and `.`,
+            // which always form a valid regex
+            regex::bytes::Regex::new(&format!("(?ms-u){}", self.0.body))
+                .expect("a simple pattern compiles")
+        })
+    }
+
     /// The agent's "full match": the first (leftmost) match must span the whole string.
     pub fn full_match(&self, s: &str) -> bool {
-        let f = &self.1;
+        let f = &self.0;
         if f.body == ".*" {
             return true;
         }
@@ -273,7 +288,7 @@ impl Re {
             .get_or_init(|| regex::bytes::Regex::new(&format!("(?ms-u)\\A(?:{})", f.body)).ok());
         anchored
             .as_ref()
-            .unwrap_or(&self.0)
+            .unwrap_or_else(|| self.plain())
             .find(s.as_bytes())
             .is_some_and(|m| m.start() == 0 && m.end() == s.len())
     }
@@ -348,14 +363,19 @@ pub fn compile(re: &str) -> Result<Re, (String, usize)> {
 
 fn compile_uncached(re: &str) -> Result<Re, (String, usize)> {
     let body = bytewise(re);
-    let plain = regex::bytes::Regex::new(&format!("(?ms-u){body}"))
-        .map_err(|e| pcre_error(re, &e.to_string()))?;
-    let full = FullMatcher {
+    let simple = Simple::parse(re);
+    let plain = OnceLock::new();
+    if simple.is_none() {
+        let compiled = regex::bytes::Regex::new(&format!("(?ms-u){body}"))
+            .map_err(|e| pcre_error(re, &e.to_string()))?;
+        let _ = plain.set(compiled);
+    }
+    Ok(Re(Arc::new(FullMatcher {
         body,
+        plain,
         anchored: OnceLock::new(),
-        simple: Simple::parse(re),
-    };
-    Ok(Re(Arc::new(plain), Arc::new(full)))
+        simple,
+    })))
 }
 
 fn pcre_error(re: &str, rust_msg: &str) -> (String, usize) {

@@ -4,7 +4,6 @@
 use super::args::{full_match, regex};
 use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
 use crate::expr::classexpr;
-use crate::expr::env::ClassInfo;
 use crate::value::{parse_real, Value};
 
 /// Version of the agent being simulated.
@@ -129,7 +128,7 @@ pub fn matching_classes(
     ctx: &mut CallCtx<'_>,
     re: &str,
     tags: &[FnArg],
-) -> Result<Vec<ClassInfo>, FnFail> {
+) -> Result<Vec<String>, FnFail> {
     // a class regex that does not compile matches nothing; the agent logs its error twice (recorded:
     // policies/functions/counts/bad_regex)
     let Some(re) = super::args::regex_or_log(ctx, re) else {
@@ -140,19 +139,25 @@ pub fn matching_classes(
         .iter()
         .map(|t| regex(ctx, t.text()))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out: Vec<ClassInfo> = ctx
-        .env
-        .classes()
-        .into_iter()
-        .filter(|c| full_match(&re, &c.qualified()))
-        .filter(|c| {
-            tag_res
+    let mut out: Vec<String> = Vec::new();
+    let mut qualified = String::new();
+    ctx.env.visit_classes(&mut |ns, name, class_tags| {
+        qualified.clear();
+        if ns != "default" {
+            qualified.push_str(ns);
+            qualified.push(':');
+        }
+        qualified.push_str(name);
+        if full_match(&re, &qualified)
+            && tag_res
                 .iter()
-                .all(|t| c.tags.iter().any(|tag| full_match(t, tag)))
-        })
-        .collect();
-    out.sort_by_key(|c| c.qualified());
-    out.dedup_by_key(|c| c.qualified());
+                .all(|t| class_tags.any(|tag| full_match(t, tag)))
+        {
+            out.push(qualified.clone());
+        }
+    });
+    out.sort_unstable();
+    out.dedup();
     Ok(out)
 }
 
@@ -165,9 +170,7 @@ fn classmatch(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 fn classesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let re = a.first().map_or(".*", FnArg::text).to_string();
     let found = matching_classes(ctx, &re, a.get(1..).unwrap_or(&[]))?;
-    Ok(Value::slist(
-        found.iter().map(ClassInfo::qualified).collect(),
-    ))
+    Ok(Value::slist(found))
 }
 
 fn countclassesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {

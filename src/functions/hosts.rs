@@ -24,7 +24,7 @@ fn processexists(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         .host
         .processes()
         .iter()
-        .any(|p| re.0.is_match(p.line.as_bytes()));
+        .any(|p| re.plain().is_match(p.line.as_bytes()));
     Ok(Value::context(found))
 }
 
@@ -34,7 +34,7 @@ fn findprocesses(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         .host
         .processes()
         .into_iter()
-        .filter(|p| re.0.is_match(p.line.as_bytes()))
+        .filter(|p| re.plain().is_match(p.line.as_bytes()))
         .map(|p| json!({"line": p.line, "pid": p.pid}))
         .collect();
     Ok(Value::Data(Json::Array(out)))
@@ -85,9 +85,8 @@ fn groups(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<Vec<String>>, FnFail
     let hosts: Vec<String> = text
         .lines()
         .map(|l| match &comment {
-            Some(re) => {
-                String::from_utf8_lossy(&re.0.replace_all(l.as_bytes(), &b""[..])).into_owned()
-            }
+            Some(re) => String::from_utf8_lossy(&re.plain().replace_all(l.as_bytes(), &b""[..]))
+                .into_owned(),
             None => l.to_string(),
         })
         .filter(|l| !l.trim().is_empty())
@@ -137,5 +136,5 @@ fn peerleaders(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 /// Whether a process line matches (exposed for the evaluator's `processes:` promises).
 pub fn line_matches(re: &super::args::Re, line: &str) -> bool {
-    full_match(re, line) || re.0.is_match(line.as_bytes())
+    full_match(re, line) || re.plain().is_match(line.as_bytes())
 }

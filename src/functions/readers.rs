@@ -210,7 +210,7 @@ fn readdata(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 fn strip_comments(re: Option<&Re>, text: &str) -> String {
     match re {
         Some(re) => {
-            String::from_utf8_lossy(&re.0.replace_all(text.as_bytes(), &b""[..])).into_owned()
+            String::from_utf8_lossy(&re.plain().replace_all(text.as_bytes(), &b""[..])).into_owned()
         }
         None => text.to_string(),
     }
@@ -232,7 +232,7 @@ fn tokens(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<String>, FnFail> {
     let text = strip_comments(comment.as_ref(), &text);
     let max = int_arg(&a[3]).max(0) as usize;
     Ok(split
-        .0
+        .plain()
         .split(text.as_bytes())
         .map(|t| String::from_utf8_lossy(t).into_owned())
         .filter(|t| !t.is_empty())
@@ -294,7 +294,7 @@ fn rows(
         .take(max.max(0) as usize)
         .map(|l| {
             split
-                .0
+                .plain()
                 .split(l.as_bytes())
                 .map(|f| String::from_utf8_lossy(f).into_owned())
                 .collect()

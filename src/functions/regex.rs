@@ -82,7 +82,7 @@ fn regex_replace(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let mut last = 0;
     let mut pos = 0;
     while pos <= hay.len() {
-        let Some(caps) = re.0.captures_at(hay, pos) else {
+        let Some(caps) = re.plain().captures_at(hay, pos) else {
             break;
         };
         let Some(m) = caps.get(0) else { break };
@@ -109,7 +109,7 @@ fn regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         return Ok(Value::context(false));
     };
     let s = a[1].text();
-    let Some(caps) = re.0.captures(s.as_bytes()) else {
+    let Some(caps) = re.plain().captures(s.as_bytes()) else {
         return Ok(Value::context(false));
     };
     let arr = crate::expr::VarRef::parse(a[2].text());
@@ -130,11 +130,11 @@ fn data_regextract(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         return Err(FnFail);
     };
     let s = a[1].text();
-    let Some(caps) = re.0.captures(s.as_bytes()) else {
+    let Some(caps) = re.plain().captures(s.as_bytes()) else {
         return Err(FnFail);
     };
     let mut m = Map::new();
-    let names: Vec<Option<&str>> = re.0.capture_names().collect();
+    let names: Vec<Option<&str>> = re.plain().capture_names().collect();
     for (i, c) in caps.iter().enumerate() {
         let Some(c) = c else { continue };
         let key = names
@@ -154,7 +154,7 @@ pub fn split_max(re: &super::args::Re, s: &str, max: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut start = 0;
     while out.len() + 1 < max {
-        let Some(m) = re.0.find_at(hay, start) else {
+        let Some(m) = re.plain().find_at(hay, start) else {
             break;
         };
         if m.end() == m.start() && m.start() == start {

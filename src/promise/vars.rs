@@ -200,25 +200,33 @@ fn verify(
     if let Some(m) = crate::eval::Engine::constraint(p, "meta") {
         tags.extend(e.list_of(m));
     }
-    let changed = e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value);
-    if changed {
-        e.cur
-            .vars_set
-            .push(format!("{}:{}.{}", key.0, key.1, key.2));
+    if e.opts.trace && e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value) {
+        e.cur.vars_set.push(qualified_name(&key));
     }
     // the comment shown is the one of the promise that set the value last (none if it has none)
-    let name = format!("{}:{}.{}", key.0, key.1, key.2);
     match Engine::constraint(p, "comment").and_then(|rv| e.scalar_of(rv)) {
         Some(c) => {
-            e.ctx.comments.insert(name, c);
+            e.ctx.comments.insert(qualified_name(&key), c);
         }
-        None => {
-            e.ctx.comments.shift_remove(&name);
+        None if !e.ctx.comments.is_empty() => {
+            e.ctx.comments.shift_remove(&qualified_name(&key));
         }
+        None => {}
     }
     e.ctx.set_var(key, value, tags);
     e.apply_classes_body(def, p, Outcome::Kept);
     (None, Some(Outcome::Kept))
+}
+
+/// `ns:scope.lval` of a variable key.
+fn qualified_name(key: &(String, String, String)) -> String {
+    let mut s = String::with_capacity(key.0.len() + key.1.len() + key.2.len() + 2);
+    s.push_str(&key.0);
+    s.push(':');
+    s.push_str(&key.1);
+    s.push('.');
+    s.push_str(&key.2);
+    s
 }
 
 /// The agent's note when `policy => "constant"` keeps an existing value: scalars with both values, lists
