@@ -2,7 +2,7 @@
 //! error (`IsCf3VarString`), Unix mode strings (`ParseModeString`), PCRE range matching (`StringMatchFull`) and
 //! the class-expression syntax check applied to `if`/`ifvarclass` (`ParseExpression`).
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -273,12 +273,12 @@ fn pcre_to_rust(pattern: &str) -> String {
     out
 }
 
-/// At most this many compiled range regexes are kept per thread (the 3.21 tables have about 30 distinct ones).
+/// At most this many compiled range regexes are kept (the 3.21 tables have about 30 distinct ones).
 const REGEX_CACHE_LIMIT: usize = 64;
 
-thread_local! {
-    static COMPILED: RefCell<Vec<(String, Option<Regex>)>> = const { RefCell::new(Vec::new()) };
-}
+/// Compiled range regexes, shared by the threads that check files (the loader and the prefetch worker):
+/// compiling one costs more than checking a whole file with it.
+static COMPILED: Mutex<Vec<(String, Option<Regex>)>> = Mutex::new(Vec::new());
 
 fn compile(pattern: &str) -> Option<Regex> {
     RegexBuilder::new(&pcre_to_rust(pattern))
@@ -294,18 +294,19 @@ pub(super) fn full_match(pattern: &str, s: &str) -> Option<bool> {
         re.find(s.as_bytes())
             .is_some_and(|m| m.start() == 0 && m.end() == s.len())
     };
-    COMPILED.with(|cache| {
-        let mut cache = cache.try_borrow_mut().ok()?;
-        if let Some((_, re)) = cache.iter().find(|(p, _)| p == pattern) {
-            return re.as_ref().map(matches);
-        }
-        let re = compile(pattern);
-        let result = re.as_ref().map(matches);
-        if cache.len() < REGEX_CACHE_LIMIT {
-            cache.push((pattern.to_string(), re));
-        }
-        result
-    })
+    let mut cache = match COMPILED.lock() {
+        Ok(c) => c,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if let Some((_, re)) = cache.iter().find(|(p, _)| p == pattern) {
+        return re.as_ref().map(matches);
+    }
+    let re = compile(pattern);
+    let result = re.as_ref().map(matches);
+    if cache.len() < REGEX_CACHE_LIMIT {
+        cache.push((pattern.to_string(), re));
+    }
+    result
 }
 
 /// `ParseExpression` over a class expression: `Ok(end)` for a parsable prefix ending at byte `end` (trailing
