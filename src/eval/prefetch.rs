@@ -4,20 +4,13 @@
 //! each result (or parses the file itself when it was not queued). Output is the same either way.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use crate::load::{check_all, load_one, CheckReport, LoadError, Loaded};
 
 /// A parsed and checked file.
 pub type Parsed = (Result<Loaded, LoadError>, Option<CheckReport>);
-
-/// How long a thread that expects news soon polls before it sleeps on the condition variable: waking a
-/// sleeping thread can take milliseconds (seen on gVisor), longer than parsing a file, so the loader
-/// would parse the next file itself while the worker is still waking up.
-const SPIN: Duration = Duration::from_millis(10);
 
 #[derive(Default)]
 struct State {
@@ -31,38 +24,6 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     cv: Condvar,
-    /// Bumped on every change of `state` (queued, finished, closed): what the spinning side watches.
-    changes: AtomicUsize,
-}
-
-impl Shared {
-    /// Records a change of the state; called with the lock held (`_st`), so that a waiter that checked
-    /// `changes` under the lock cannot miss the notification.
-    fn changed(&self, _st: &MutexGuard<'_, State>) {
-        self.changes.fetch_add(1, Ordering::Release);
-        self.cv.notify_all();
-    }
-
-    /// Waits for the next change after `seen` (taken while `st` was held): polls for [`SPIN`], then
-    /// sleeps on the condition variable. Returns the lock again, or `None` if it is poisoned.
-    fn wait<'a>(&'a self, st: MutexGuard<'a, State>, seen: usize) -> Option<MutexGuard<'a, State>> {
-        drop(st);
-        let start = Instant::now();
-        let mut spins = 0u32;
-        while self.changes.load(Ordering::Acquire) == seen && start.elapsed() < SPIN {
-            spins += 1;
-            if spins.is_multiple_of(64) {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
-        let mut st = self.state.lock().ok()?;
-        while self.changes.load(Ordering::Acquire) == seen {
-            st = self.cv.wait(st).ok()?;
-        }
-        Some(st)
-    }
 }
 
 /// The worker and its shared state.
@@ -96,10 +57,9 @@ fn work(shared: &Shared) {
                 if st.closed {
                     return;
                 }
-                let seen = shared.changes.load(Ordering::Acquire);
-                st = match shared.wait(st, seen) {
-                    Some(s) => s,
-                    None => return,
+                st = match shared.cv.wait(st) {
+                    Ok(s) => s,
+                    Err(_) => return,
                 };
             }
         };
@@ -109,7 +69,7 @@ fn work(shared: &Shared) {
         };
         st.busy = None;
         st.done.insert(path, parsed);
-        shared.changed(&st);
+        shared.cv.notify_all();
     }
 }
 
@@ -144,7 +104,7 @@ impl Prefetcher {
             }
             st.queue.push_back(p);
         }
-        self.shared.changed(&st);
+        self.shared.cv.notify_all();
     }
 
     /// The result for `path`: taken from the worker (while it parses that very file, the next queued
@@ -170,10 +130,9 @@ impl Prefetcher {
                     st.done.insert(next, parsed);
                     continue;
                 }
-                let seen = self.shared.changes.load(Ordering::Acquire);
-                st = match self.shared.wait(st, seen) {
-                    Some(s) => s,
-                    None => return parse(path),
+                st = match self.shared.cv.wait(st) {
+                    Ok(s) => s,
+                    Err(_) => return parse(path),
                 };
                 continue;
             }
@@ -189,8 +148,8 @@ impl Drop for Prefetcher {
         if let Ok(mut st) = self.shared.state.lock() {
             st.closed = true;
             st.queue.clear();
-            self.shared.changed(&st);
         }
+        self.shared.cv.notify_all();
         if let Some(w) = self.worker.take() {
             let _ = w.join();
         }
