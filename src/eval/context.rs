@@ -103,6 +103,19 @@ impl Context {
         }
     }
 
+    /// Sets a variable given by borrowed key parts: an existing one is updated in place (no key copies).
+    pub fn set_var_at(&mut self, key: VarKeyRef<'_>, value: Value, tags: Vec<String>) {
+        if let Some(e) = self.vars.get_mut(&key) {
+            *e = VarEntry { value, tags };
+            return;
+        }
+        self.set_var(
+            (key.0.to_string(), key.1.to_string(), key.2.to_string()),
+            value,
+            tags,
+        );
+    }
+
     /// Sets a variable.
     pub fn set_var(&mut self, key: VarKey, value: Value, tags: Vec<String>) {
         match self.vars.entry(key) {

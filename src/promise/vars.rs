@@ -75,10 +75,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         return;
     };
     let (scope, lval) = match promiser.split_once('.') {
-        Some((s, l)) if !s.contains('[') => (s.to_string(), l.to_string()),
-        _ => (def.name.clone(), promiser.to_string()),
+        Some((s, l)) if !s.contains('[') => (s, l),
+        _ => (def.name.as_str(), promiser),
     };
-    if scope != def.name || !legal_identifier(&lval) {
+    if scope != def.name || !legal_identifier(lval) {
         if scope != def.name {
             e.log(
                 LogLevel::Error,
@@ -146,9 +146,10 @@ fn verify(
     rv: &crate::syntax::ast::Rval,
 ) -> (Option<&'static str>, Option<Outcome>) {
     let (scope, lval) = match promiser.split_once('.') {
-        Some((s, l)) if !s.contains('[') => (s.to_string(), l.to_string()),
-        _ => (def.name.clone(), promiser.to_string()),
+        Some((s, l)) if !s.contains('[') => (s, l),
+        _ => (def.name.as_str(), promiser),
     };
+    let key = VarKeyRef(&def.ns, scope, lval);
     let policy = match Engine::constraint(p, "policy") {
         Some(rv) => e.scalar_of(rv).unwrap_or_default(),
         None => String::new(),
@@ -177,7 +178,6 @@ fn verify(
         RvalResult::Skip | RvalResult::Dropped => return (Some("unresolved"), None),
         RvalResult::Failed => {
             // VerifyVarPromise calls a failed function again while the variable is undefined
-            let key = (def.ns.clone(), scope.clone(), lval.clone());
             if matches!(rv, crate::syntax::ast::Rval::Call(_)) && !e.ctx.vars.contains_key(&key) {
                 e.replay_failed_calls(rv, 1);
             }
@@ -187,7 +187,6 @@ fn verify(
     let Some(value) = to_typed(ty, value) else {
         return (Some("type_mismatch"), Some(Outcome::Failed));
     };
-    let key = (def.ns.clone(), scope, lval);
     if policy == "constant" {
         if let Some(old) = e.ctx.vars.get(&key).map(|v| v.value.clone()) {
             if old != value {
@@ -213,19 +212,21 @@ fn verify(
         }
         None => {}
     }
-    e.ctx.set_var(key, value, tags);
+    e.ctx.set_var_at(key, value, tags);
     e.apply_classes_body(def, p, Outcome::Kept);
     (None, Some(Outcome::Kept))
 }
 
+use crate::eval::context::VarKeyRef;
+
 /// `ns:scope.lval` of a variable key.
-fn qualified_name(key: &(String, String, String)) -> String {
+fn qualified_name(key: &VarKeyRef<'_>) -> String {
     let mut s = String::with_capacity(key.0.len() + key.1.len() + key.2.len() + 2);
-    s.push_str(&key.0);
+    s.push_str(key.0);
     s.push(':');
-    s.push_str(&key.1);
+    s.push_str(key.1);
     s.push('.');
-    s.push_str(&key.2);
+    s.push_str(key.2);
     s
 }
 
