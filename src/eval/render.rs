@@ -40,6 +40,17 @@ fn padded(out: &mut String, v: &str, width: usize) {
     }
 }
 
+/// Appends one table row: the columns padded to their widths, separated by one blank.
+fn row(out: &mut String, columns: &[(&str, usize)]) {
+    for (i, (v, width)) in columns.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        padded(out, v, *width);
+    }
+    out.push('\n');
+}
+
 /// The classes table.
 pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
     let mut s = String::from(CLASSES_HEADER);
@@ -49,12 +60,7 @@ pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
             continue;
         }
         let comment = ctx.comments.get(&name).map_or("", String::as_str);
-        padded(&mut s, &name, 60);
-        s.push(' ');
-        padded(&mut s, &tags, 40);
-        s.push(' ');
-        padded(&mut s, comment, 40);
-        s.push('\n');
+        row(&mut s, &[(&name, 60), (&tags, 40), (comment, 40)]);
     }
     s
 }
@@ -106,14 +112,10 @@ pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
             continue;
         }
         let comment = ctx.comments.get(&name).map_or("", String::as_str);
-        padded(&mut s, &name, 40);
-        s.push(' ');
-        padded(&mut s, &value, 60);
-        s.push(' ');
-        padded(&mut s, &tags, 40);
-        s.push(' ');
-        padded(&mut s, comment, 40);
-        s.push('\n');
+        row(
+            &mut s,
+            &[(&name, 40), (&value, 60), (&tags, 40), (comment, 40)],
+        );
     }
     s
 }
