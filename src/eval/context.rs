@@ -355,19 +355,8 @@ impl VarLookup for Context {
         }
     }
     fn get_var(&self, ns: &str, scope: &str, lval: &str) -> Option<Value> {
-        for ((n, s, l), v) in &self.overlay {
-            if n == ns && s == scope && l == lval {
-                return Some(Value::str(v.clone()));
-            }
-        }
-        if scope == "this" {
-            if let Some(v) = self.this_get(lval) {
-                return Some(Value::str(v.to_string()));
-            }
-        }
-        self.vars
-            .get(&VarKeyRef(ns, scope, lval))
-            .map(|e| e.value.clone())
+        self.var_ref(ns, scope, lval)
+            .map(std::borrow::Cow::into_owned)
     }
     fn var_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<std::borrow::Cow<'_, Value>> {
         use std::borrow::Cow;
@@ -409,31 +398,14 @@ impl EvalEnv for Context {
         }
     }
     fn classes(&self) -> Vec<ClassInfo> {
-        let mut out: Vec<ClassInfo> = self
-            .hard
-            .iter()
-            .map(|(n, t)| ClassInfo {
-                ns: "default".into(),
-                name: n.clone(),
-                tags: t
-                    .split(',')
-                    .map(str::to_string)
-                    .chain(std::iter::once("hardclass".to_string()))
-                    .collect(),
+        let mut out = Vec::new();
+        self.visit_classes(&mut |ns, name, tags| {
+            out.push(ClassInfo {
+                ns: ns.to_string(),
+                name: name.to_string(),
+                tags: tags.to_vec(),
             })
-            .collect();
-        out.extend(self.soft.iter().map(|((ns, n), t)| ClassInfo {
-            ns: ns.clone(),
-            name: n.clone(),
-            tags: t.clone(),
-        }));
-        if let Some(f) = self.frames.last() {
-            out.extend(f.local.iter().map(|(n, t)| ClassInfo {
-                ns: f.ns.clone(),
-                name: n.clone(),
-                tags: t.clone(),
-            }));
-        }
+        });
         out
     }
     fn visit_classes(&self, f: &mut crate::expr::env::ClassVisitor<'_>) {

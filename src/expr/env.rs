@@ -63,6 +63,18 @@ impl ClassTags<'_> {
             ClassTags::Soft(tags) => tags.iter().any(|t| f(t)),
         }
     }
+
+    /// The tags as a list (`hardclass` last for a hard class).
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            ClassTags::Hard(csv) => csv
+                .split(',')
+                .chain(std::iter::once("hardclass"))
+                .map(str::to_string)
+                .collect(),
+            ClassTags::Soft(tags) => tags.to_vec(),
+        }
+    }
 }
 
 /// Callback of [`EvalEnv::visit_classes`]: `(ns, name, tags)`.
