@@ -9,10 +9,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::output::LogLevel;
-use super::rval::RvalResult;
 use super::Engine;
 use crate::syntax::ast::Rval;
-use crate::value::Value;
 
 /// Deepest nesting of files loading files.
 pub const MAX_LOAD_DEPTH: usize = 64;
@@ -246,17 +244,7 @@ impl Engine<'_> {
             Rval::Scalar(s) => s.span,
             _ => Default::default(),
         };
-        let items = match self.eval_rval(&Rval::List(vec![item.clone()], span)) {
-            RvalResult::Value {
-                value: Value::List(_, v),
-                ..
-            } => v,
-            RvalResult::Value {
-                value: Value::Scalar(_, s),
-                ..
-            } => vec![s],
-            _ => Vec::new(),
-        };
+        let items = self.list_of(&Rval::List(vec![item.clone()], span));
         self.ctx.frames.pop();
         self.ctx.clear_this();
         items
