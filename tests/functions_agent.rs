@@ -143,22 +143,33 @@ fn function_families_through_cfsim_promises() {
         {
             args.push("--exec");
         }
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
-            .current_dir(&dir)
-            .env("CFSIM_TEST_VAR", "value-of-test")
-            .args(&args)
-            .output()
-            .unwrap();
+        let got = cfsim_stdout(&dir, &args, &[("CFSIM_TEST_VAR", "value-of-test")]);
         let want = std::fs::read(dir.join(format!("{fam}.promises.expected"))).unwrap();
-        if out.stdout != want {
-            differing.push(format!(
-                "{fam}:\n--- cfsim\n{}--- cf-promises\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&want)
-            ));
-        }
+        differing.extend(difference(fam, &got, &want, "cf-promises"));
     }
     assert!(differing.is_empty(), "{}", differing.join("\n"));
+}
+
+/// cfsim's standard output for `args`, run in `dir` with the extra environment `env`.
+fn cfsim_stdout(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .args(args)
+        .output()
+        .unwrap()
+        .stdout
+}
+
+/// A report entry (both outputs) when cfsim's output `got` for `name` differs from `tool`'s recording.
+fn difference(name: &str, got: &[u8], want: &[u8], tool: &str) -> Option<String> {
+    (got != want).then(|| {
+        format!(
+            "{name}:\n--- cfsim\n{}--- {tool}\n{}",
+            String::from_utf8_lossy(got),
+            String::from_utf8_lossy(want)
+        )
+    })
 }
 
 /// The flags of a policy's `# args:` line (as cf-oracle passes them).
@@ -183,19 +194,9 @@ fn function_error_counts_match_the_agent() {
         let text = std::fs::read_to_string(dir.join(format!("{n}.cf"))).unwrap();
         let mut args = vec!["agent", "-K", "-f", &policy];
         args.extend(extra_args(&text));
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
-            .current_dir(&dir)
-            .args(&args)
-            .output()
-            .unwrap();
+        let got = cfsim_stdout(&dir, &args, &[]);
         let want = std::fs::read(dir.join(format!("{n}.expected"))).unwrap();
-        if out.stdout != want {
-            differing.push(format!(
-                "{n}:\n--- cfsim\n{}--- cf-agent\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&want)
-            ));
-        }
+        differing.extend(difference(n, &got, &want, "cf-agent"));
     }
     assert!(differing.is_empty(), "{}", differing.join("\n"));
 }
@@ -214,13 +215,8 @@ fn usemodule_matches_the_agent() {
     ] {
         let mut args = vec!["agent", "--exec", "-K", "-f", "./usemodule.cf"];
         args.extend(flag);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
-            .current_dir(&dir)
-            .env("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd)
-            .args(&args)
-            .output()
-            .unwrap();
-        let got = String::from_utf8_lossy(&out.stdout).replace(&wd_text, "$WORKDIR");
+        let out = cfsim_stdout(&dir, &args, &[("CFENGINE_TEST_OVERRIDE_WORKDIR", &wd_text)]);
+        let got = String::from_utf8_lossy(&out).replace(&wd_text, "$WORKDIR");
         let want = std::fs::read_to_string(dir.join(rec)).unwrap();
         assert_eq!(got, want, "cfsim agent {flag:?} differs from {rec}");
     }

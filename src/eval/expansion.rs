@@ -181,11 +181,7 @@ impl Engine<'_> {
             if self.find_bundle(ns, name).is_some() {
                 continue;
             }
-            let file = self
-                .files
-                .get(def.file)
-                .map(|f| f.path.clone())
-                .unwrap_or_default();
+            let file = self.file_path(def.file);
             let line = self
                 .files
                 .get(def.file)

@@ -223,11 +223,7 @@ impl Engine<'_> {
 
     /// (file names, entries left with unresolved references) of one `inputs` entry.
     fn input_names(&mut self, file: usize, item: &Rval) -> (Vec<String>, Vec<String>) {
-        let path = self
-            .files
-            .get(file)
-            .map(|f| f.path.clone())
-            .unwrap_or_default();
+        let path = self.file_path(file);
         let dir = Path::new(&path)
             .parent()
             .map(|d| d.to_string_lossy().into_owned())

@@ -323,6 +323,14 @@ impl<'h> Engine<'h> {
             .find(|b| b.name == name && b.ns == ns && b.body.body_type == body_type)
     }
 
+    /// The path of file `file` as loaded (empty if there is no such file).
+    pub fn file_path(&self, file: usize) -> String {
+        self.files
+            .get(file)
+            .map(|f| f.path.clone())
+            .unwrap_or_default()
+    }
+
     /// Line of a promise's promiser.
     pub fn line_of(&self, p: &Promise) -> usize {
         self.files

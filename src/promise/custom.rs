@@ -254,17 +254,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     }
     let level = promise_level(e, p);
     let line = e.line_of(p);
-    let filename = e
-        .files
-        .get(def.file)
-        .map(|f| f.path.clone())
-        .unwrap_or_default();
+    let filename = e.file_path(def.file);
     if !resolved {
         skipped_invalid(e, def, t, p, promiser);
         return;
     }
     // `-n` or `action_policy => "warn"`: only a module that announced `action_policy` is asked, in warn mode
-    let warn = warn_mode(e, def, p);
+    let warn = e.warn_only(def, p);
     if warn && !supports_warn {
         e.log(
             LogLevel::Error,
@@ -405,21 +401,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     }
     e.verbose_promise_end(t, promiser, outcome);
     e.end_event(None, Some(outcome));
-}
-
-/// Whether the promise is evaluated without changes: the run's `-n`, or `action_policy => "warn"` (or
-/// `"nop"`) in its `action` body.
-fn warn_mode(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) -> bool {
-    if e.opts.dry_run {
-        return true;
-    }
-    if Engine::constraint(p, "action").is_none() {
-        return false;
-    }
-    let attrs = e.body_attrs(def, p, "action", "action");
-    attrs.iter().any(|(l, rv)| {
-        l == "action_policy" && matches!(e.scalar_of(rv).as_deref(), Some("warn" | "nop"))
-    })
 }
 
 fn skipped_invalid(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {

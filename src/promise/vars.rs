@@ -86,11 +86,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             );
         }
         let line = e.line_of(p);
-        let file = e
-            .files
-            .get(def.file)
-            .map(|f| f.path.clone())
-            .unwrap_or_default();
+        let file = e.file_path(def.file);
         e.log(
             LogLevel::Error,
             &format!("Variable identifier '{promiser}' is not legal"),
