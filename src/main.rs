@@ -112,6 +112,9 @@ struct AgentArgs {
     /// Print the evaluation trace: `--trace` text, `--trace=json` JSON lines.
     #[arg(long = "trace", num_args = 0..=1, default_missing_value = "text", require_equals = true)]
     trace: Option<String>,
+    /// Write the trace as JSON lines (schema: docs/trace.schema.json) to PATH; `-` for stdout.
+    #[arg(long = "trace-file", value_name = "PATH")]
+    trace_file: Option<String>,
     /// Deepest nesting of methods calls before cfsim stops with a diagnostic.
     #[arg(long = "max-call-depth", default_value_t = 64)]
     max_call_depth: usize,
@@ -184,6 +187,7 @@ fn main() -> ExitCode {
                 show_vars: a.show_evaluated_vars,
                 exec: a.exec,
                 trace,
+                trace_file: a.trace_file,
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: a.max_call_depth,
                     max_iterations: a.max_iterations,

@@ -35,6 +35,8 @@ pub struct Options {
     pub show_vars: Option<String>,
     pub exec: bool,
     pub trace: Option<TraceFormat>,
+    /// `--trace-file PATH`: the trace as JSON lines in PATH (`-`: stdout, after the run's output).
+    pub trace_file: Option<String>,
     /// Limits (method nesting, iterations per promise); defaults when `None`.
     pub limits: Option<crate::eval::Limits>,
 }
@@ -44,10 +46,12 @@ pub struct Options {
 const FAILSAFE: &str = "   error: CFEngine was not able to get confirmation of promises from cf-promises, so going to failsafe\n   error: cfsim: the agent would now run its built-in failsafe policy, which cfsim does not simulate\n";
 
 /// Everything a run printed, and its exit code (used by tests and the CLI).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunResult {
     pub stdout: String,
     pub code: u8,
+    /// The JSON-lines trace for `--trace-file` (`None` when not asked for or the run never started).
+    pub trace_json: Option<String>,
 }
 
 /// Loads, validates and pre-evaluates; `Err` is the (printed) output and exit code of a failure.
@@ -79,6 +83,7 @@ pub fn prepare_checked<'h>(
                 RunResult {
                     stdout: format!("   error: {e}\n"),
                     code: 2,
+                    ..RunResult::default()
                 },
                 false,
             ))
@@ -90,6 +95,7 @@ pub fn prepare_checked<'h>(
             RunResult {
                 stdout: report.render(&files),
                 code: 1,
+                ..RunResult::default()
             },
             false,
         ));
@@ -116,6 +122,7 @@ pub fn prepare_loaded<'h>(
             RunResult {
                 stdout: e.out.text(),
                 code: 1,
+                ..RunResult::default()
             },
             e.fatal,
         ));
@@ -134,6 +141,7 @@ pub fn simulate(o: &Options) -> RunResult {
             return RunResult {
                 stdout: format!("   error: {e}\n"),
                 code: 2,
+                ..RunResult::default()
             }
         }
     };
@@ -151,6 +159,7 @@ pub fn simulate(o: &Options) -> RunResult {
                 return RunResult {
                     stdout: format!("   error: Unknown log level '{g}'\n"),
                     code: 2,
+                    ..RunResult::default()
                 }
             }
         }
@@ -164,6 +173,7 @@ pub fn simulate(o: &Options) -> RunResult {
             return RunResult {
                 stdout: format!("   error: {e}\n"),
                 code: 2,
+                ..RunResult::default()
             }
         }
     };
@@ -177,7 +187,7 @@ pub fn simulate(o: &Options) -> RunResult {
     let opts = RunOptions {
         exec: o.exec,
         dry_run: o.dry_run,
-        trace: o.trace.is_some(),
+        trace: o.trace.is_some() || o.trace_file.is_some(),
         limits: o.limits.unwrap_or_default(),
     };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
@@ -201,6 +211,7 @@ pub fn simulate(o: &Options) -> RunResult {
             return RunResult {
                 stdout: format!("{}{FAILSAFE}", r.stdout),
                 code: 1,
+                ..RunResult::default()
             }
         }
         Err(_) => String::new(),
@@ -235,6 +246,7 @@ pub fn simulate(o: &Options) -> RunResult {
     RunResult {
         stdout,
         code: if ok { 0 } else { 1 },
+        trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
     }
 }
 
@@ -243,6 +255,18 @@ pub fn run(o: &Options) -> u8 {
     let r = simulate(o);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(r.stdout.as_bytes());
+    if let (Some(path), Some(t)) = (&o.trace_file, &r.trace_json) {
+        if path == "-" {
+            let _ = out.write_all(t.as_bytes());
+        } else if let Err(e) = std::fs::write(path, t) {
+            let _ = writeln!(
+                out,
+                "   error: cfsim: cannot write the trace file '{path}': {e}"
+            );
+            let _ = out.flush();
+            return 2;
+        }
+    }
     let _ = out.flush();
     r.code
 }

@@ -414,7 +414,13 @@ impl Engine<'_> {
             pass: self.pass,
             promise_type: t.to_string(),
             promiser: promiser.to_string(),
+            file: self.file_path(self.cur_file),
             line: self.line_of(p),
+            iteration: if g { self.iteration } else { 0 },
+            handle: match Self::constraint(p, "handle") {
+                Some(Rval::Scalar(h)) => Some(h.value.clone()),
+                _ => None,
+            },
             guard: p.guard.expr.clone(),
             guard_value: g,
             ..TraceEvent::default()

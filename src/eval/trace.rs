@@ -1,7 +1,9 @@
 //! The structured trace of a run: one [`TraceEvent`] per evaluation of a promise (per pass and per
 //! iteration binding), printed as JSON lines (`--trace=json`) or readable text (`--trace`).
 //!
-//! JSON schema (one object per line, keys in this order, stable):
+//! JSON schema (one object per line, keys in this order, stable; machine-checkable form in
+//! `docs/trace.schema.json`, checked against real traces by tests/trace_schema.rs):
+//! - `version` (int): [`TRACE_VERSION`], raised when a key changes meaning or disappears.
 //! - `seq` (int): 1-based order of the event in the run.
 //! - `call_path` ([string]): the bundle activations from the bundlesequence entry to the current one,
 //!   each `ns:bundle`.
@@ -11,17 +13,26 @@
 //! - `pass` (int): 1, 2 or 3 (0 for pre-evaluation).
 //! - `promise_type` (string): `vars`, `classes`, `reports`, `methods`, `commands`, ….
 //! - `promiser` (string): the promiser after expansion with this iteration's values.
-//! - `line` (int): line of the promiser in its file.
+//! - `file` (string): the policy file of the promise, as loaded (the path as given to `-f`, or as the
+//!   inputs named it); `line` (int): line of the promiser in that file.
+//! - `iteration` (int): 1-based index of the iteration binding (list values) being evaluated; 0 when
+//!   the class guard was false (no binding is evaluated then).
+//! - `handle` (string|null): the promise's `handle` as written (unexpanded), if it has one.
 //! - `guard` (string): the class guard (`any` if none); `guard_value` (bool): its value.
 //! - `skip` (string|null): why the promise did nothing: `guard`, `if`, `unless`, `depends_on`,
 //!   `already_defined`, `already_done`, `unresolved`, `deferred`, `not_simulated`, `undefined_type`,
-//!   `failed_function`, `constant` (a `policy => "constant"` variable kept its existing value). A custom
-//!   promise whose module fails to start or rejects it is `failed`, not skipped.
+//!   `failed_function`, `constant` (a `policy => "constant"` variable kept its existing value),
+//!   `missing_bundle`, `no_value`, `illegal_identifier`, `type_mismatch`, `irreconcilable`,
+//!   `preliminary` (meanings in docs/trace.schema.json; with outcome `failed` they say why it failed). A
+//!   custom promise whose module fails to start or rejects it is `failed`, not skipped.
 //! - `outcome` (string|null): `kept`, `repaired`, `failed` when the promise was actuated.
 //! - `classes_set`, `classes_cancelled` ([string]): classes this evaluation defined / removed.
 //! - `vars_set` ([string]): variables (`ns:scope.lval`) whose value this evaluation changed.
 
 use serde_json::json;
+
+/// Version of the JSON trace format (`version` of every event).
+pub const TRACE_VERSION: u32 = 1;
 
 /// One evaluation of one promise.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -33,7 +44,10 @@ pub struct TraceEvent {
     pub pass: u8,
     pub promise_type: String,
     pub promiser: String,
+    pub file: String,
     pub line: usize,
+    pub iteration: usize,
+    pub handle: Option<String>,
     pub guard: String,
     pub guard_value: bool,
     pub skip: Option<String>,
@@ -47,6 +61,7 @@ impl TraceEvent {
     /// The event as one JSON object (keys in schema order).
     pub fn to_json(&self) -> serde_json::Value {
         json!({
+            "version": TRACE_VERSION,
             "seq": self.seq,
             "call_path": self.call_path,
             "bundle": self.bundle,
@@ -54,7 +69,10 @@ impl TraceEvent {
             "pass": self.pass,
             "promise_type": self.promise_type,
             "promiser": self.promiser,
+            "file": self.file,
             "line": self.line,
+            "iteration": self.iteration,
+            "handle": self.handle,
             "guard": self.guard,
             "guard_value": self.guard_value,
             "skip": self.skip,
