@@ -115,6 +115,9 @@ struct AgentArgs {
     /// Write the trace as JSON lines (schema: docs/trace.schema.json) to PATH; `-` for stdout.
     #[arg(long = "trace-file", value_name = "PATH")]
     trace_file: Option<String>,
+    /// Write the run's result as JSON (schema: docs/result.schema.json) to PATH; `-` for stdout.
+    #[arg(long = "result-json", value_name = "PATH")]
+    result_json: Option<String>,
     /// Deepest nesting of methods calls before cfsim stops with a diagnostic.
     #[arg(long = "max-call-depth", default_value_t = 64)]
     max_call_depth: usize,
@@ -188,6 +191,7 @@ fn main() -> ExitCode {
                 exec: a.exec,
                 trace,
                 trace_file: a.trace_file,
+                result_json: a.result_json,
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: a.max_call_depth,
                     max_iterations: a.max_iterations,

@@ -8,6 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "common/json_schema.rs"]
+mod json_schema;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -97,65 +100,6 @@ fn check_facts(dir: &Path, name: &str, trace: &str) -> usize {
     n
 }
 
-/// Validates every line of every trace with Python's jsonschema against docs/trace.schema.json.
-fn validate(traces: &[(String, String)]) {
-    let dir = std::env::temp_dir().join(format!("cfsim-trace-schema-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut files = Vec::new();
-    for (i, (_, t)) in traces.iter().enumerate() {
-        let f = dir.join(format!("{i}.jsonl"));
-        std::fs::write(&f, t).unwrap();
-        files.push(f);
-    }
-    let script = r#"
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    print("SKIP: python3 module jsonschema missing (pip install jsonschema)")
-    sys.exit(3)
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-v = jsonschema.Draft202012Validator(schema)
-bad = 0
-n = 0
-for path in sys.argv[2:]:
-    for i, line in enumerate(open(path), 1):
-        n += 1
-        for err in v.iter_errors(json.loads(line)):
-            bad += 1
-            print(f"{path}:{i}: {err.message}")
-print(f"{n} events checked, {bad} errors")
-sys.exit(1 if bad else 0)
-"#;
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(root().join("docs/trace.schema.json"))
-        .args(&files)
-        .output();
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = match out {
-        Ok(o) => o,
-        Err(e) if std::env::var("CI").is_err() => {
-            eprintln!("SKIP schema validation: no python3 ({e})");
-            return;
-        }
-        Err(e) => panic!("python3 missing under CI: {e}"),
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    if out.status.code() == Some(3) && std::env::var("CI").is_err() {
-        eprintln!("{text}");
-        return;
-    }
-    assert!(
-        out.status.success(),
-        "schema validation failed:\n{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprintln!("{text}");
-}
-
 /// The policies traced: every policy of policies/agent and the eval corpus, and the hENC demo.
 fn corpus() -> Vec<(PathBuf, String, Vec<String>)> {
     let mut v = Vec::new();
@@ -240,7 +184,8 @@ fn traces_match_the_schema_and_their_policies() {
         "{} traces, {events} events, {located} promiser lines checked",
         traces.len()
     );
-    validate(&traces);
+    let texts: Vec<String> = traces.into_iter().map(|(_, t)| t).collect();
+    json_schema::validate_lines(&root().join("docs/trace.schema.json"), &texts);
 }
 
 #[test]

@@ -37,6 +37,8 @@ pub struct Options {
     pub trace: Option<TraceFormat>,
     /// `--trace-file PATH`: the trace as JSON lines in PATH (`-`: stdout, after the run's output).
     pub trace_file: Option<String>,
+    /// `--result-json PATH`: the run's result (docs/result.schema.json) in PATH (`-`: stdout).
+    pub result_json: Option<String>,
     /// Limits (method nesting, iterations per promise); defaults when `None`.
     pub limits: Option<crate::eval::Limits>,
 }
@@ -52,6 +54,8 @@ pub struct RunResult {
     pub code: u8,
     /// The JSON-lines trace for `--trace-file` (`None` when not asked for or the run never started).
     pub trace_json: Option<String>,
+    /// The result document for `--result-json` (`None` when not asked for or the run never started).
+    pub result_json: Option<String>,
 }
 
 /// Loads, validates and pre-evaluates; `Err` is the (printed) output and exit code of a failure.
@@ -187,7 +191,7 @@ pub fn simulate(o: &Options) -> RunResult {
     let opts = RunOptions {
         exec: o.exec,
         dry_run: o.dry_run,
-        trace: o.trace.is_some() || o.trace_file.is_some(),
+        trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
         limits: o.limits.unwrap_or_default(),
     };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
@@ -243,10 +247,23 @@ pub fn simulate(o: &Options) -> RunResult {
         Some(TraceFormat::Text) => stdout.push_str(&trace::render_text(&e.trace)),
         None => {}
     }
+    let code = if ok { 0 } else { 1 };
+    let result_json = o.result_json.as_ref().map(|_| {
+        let facts = crate::eval::result::RunFacts {
+            policy: &o.file,
+            host: &host.hostname,
+            exit_code: code,
+            lines: &e.out.lines,
+        };
+        let mut s = crate::eval::result::build(&e.ctx, &e.trace, &facts).to_string();
+        s.push('\n');
+        s
+    });
     RunResult {
         stdout,
-        code: if ok { 0 } else { 1 },
+        code,
         trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
+        result_json,
     }
 }
 
@@ -255,13 +272,19 @@ pub fn run(o: &Options) -> u8 {
     let r = simulate(o);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(r.stdout.as_bytes());
-    if let (Some(path), Some(t)) = (&o.trace_file, &r.trace_json) {
+    for (what, path, text) in [
+        ("trace file", &o.trace_file, &r.trace_json),
+        ("result file", &o.result_json, &r.result_json),
+    ] {
+        let (Some(path), Some(text)) = (path, text) else {
+            continue;
+        };
         if path == "-" {
-            let _ = out.write_all(t.as_bytes());
-        } else if let Err(e) = std::fs::write(path, t) {
+            let _ = out.write_all(text.as_bytes());
+        } else if let Err(e) = std::fs::write(path, text) {
             let _ = writeln!(
                 out,
-                "   error: cfsim: cannot write the trace file '{path}': {e}"
+                "   error: cfsim: cannot write the {what} '{path}': {e}"
             );
             let _ = out.flush();
             return 2;

@@ -14,6 +14,7 @@ pub mod preeval;
 pub mod prefetch;
 pub mod prelim;
 pub mod render;
+pub mod result;
 pub mod runner;
 pub mod rval;
 pub mod sequence;

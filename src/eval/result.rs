@@ -1,0 +1,200 @@
+//! The machine-readable result of a run (`cfsim agent --result-json PATH`): final classes with their
+//! tags, variables, every promise's outcome (aggregated from the trace), the report lines, a summary and
+//! the exit code. Schema: `docs/result.schema.json` (`version` [`RESULT_VERSION`]); keys are written in
+//! a fixed order and every list is sorted or in evaluation order, so the same run gives the same bytes.
+
+use serde_json::{json, Map, Value as Json};
+
+use super::context::Context;
+use super::trace::TraceEvent;
+use crate::value::{ListKind, ScalarKind, Value};
+
+/// Version of the result format, raised when a key changes meaning or disappears.
+pub const RESULT_VERSION: u32 = 1;
+
+/// What the result is built from, besides the engine's context and trace.
+pub struct RunFacts<'a> {
+    pub policy: &'a str,
+    pub host: &'a str,
+    pub exit_code: u8,
+    /// The run's printed lines (reports are those starting with `R: `).
+    pub lines: &'a [String],
+}
+
+/// Per-promise tally of the trace events of one promise (one `file:line` in one bundle).
+#[derive(Default)]
+struct Tally {
+    bundle: String,
+    promise_type: String,
+    file: String,
+    line: usize,
+    handle: Option<String>,
+    promisers: Vec<String>,
+    evaluations: usize,
+    kept: usize,
+    repaired: usize,
+    not_kept: usize,
+    not_simulated: usize,
+    skipped: usize,
+}
+
+impl Tally {
+    /// The promise's overall outcome: the worst actuation, else why nothing was actuated.
+    fn outcome(&self) -> &'static str {
+        if self.not_kept > 0 {
+            "not_kept"
+        } else if self.repaired > 0 {
+            "repaired"
+        } else if self.kept > 0 {
+            "kept"
+        } else if self.not_simulated > 0 {
+            "not_simulated"
+        } else {
+            "skipped"
+        }
+    }
+}
+
+/// Most distinct expanded promisers listed for one promise (the count is always exact).
+const MAX_PROMISERS: usize = 100;
+
+/// The promises of the run in the order of their first evaluation by the bundlesequence; then those
+/// only pre-evaluated (common bundles outside the sequence), tallied from their pre-evaluation. The
+/// pre-evaluation of a promise the run evaluates again is not counted (the agent does not count it).
+fn promises(trace: &[TraceEvent]) -> Vec<Tally> {
+    type Key<'a> = (&'a str, &'a str, usize, &'a str);
+    let mut index: std::collections::HashMap<Key<'_>, usize> = std::collections::HashMap::new();
+    let mut out: Vec<Tally> = Vec::new();
+    let run = trace.iter().filter(|e| e.stage != "preeval");
+    let mut pre_only: Vec<&TraceEvent> = Vec::new();
+    let mut seen_in_run: std::collections::HashSet<Key<'_>> = std::collections::HashSet::new();
+    for e in run.clone() {
+        seen_in_run.insert((&e.bundle, &e.file, e.line, &e.promise_type));
+    }
+    for e in trace.iter().filter(|e| e.stage == "preeval") {
+        if !seen_in_run.contains(&(
+            e.bundle.as_str(),
+            e.file.as_str(),
+            e.line,
+            e.promise_type.as_str(),
+        )) {
+            pre_only.push(e);
+        }
+    }
+    for e in run.chain(pre_only) {
+        let key = (
+            e.bundle.as_str(),
+            e.file.as_str(),
+            e.line,
+            e.promise_type.as_str(),
+        );
+        let i = *index.entry(key).or_insert_with(|| {
+            out.push(Tally {
+                bundle: e.bundle.clone(),
+                promise_type: e.promise_type.clone(),
+                file: e.file.clone(),
+                line: e.line,
+                handle: e.handle.clone(),
+                ..Tally::default()
+            });
+            out.len() - 1
+        });
+        let Some(t) = out.get_mut(i) else { continue };
+        t.evaluations += 1;
+        if t.promisers.len() < MAX_PROMISERS && !t.promisers.contains(&e.promiser) {
+            t.promisers.push(e.promiser.clone());
+        }
+        match (e.skip.as_deref(), e.outcome.as_deref()) {
+            (_, Some("failed")) => t.not_kept += 1,
+            (_, Some("repaired")) => t.repaired += 1,
+            (_, Some("kept")) => t.kept += 1,
+            (Some("not_simulated"), _) => t.not_simulated += 1,
+            _ => t.skipped += 1,
+        }
+    }
+    out
+}
+
+/// A variable's value as JSON: scalars as strings, lists as arrays, data as itself.
+fn value_json(v: &Value) -> (&'static str, Json) {
+    match v {
+        Value::Scalar(ScalarKind::String, s) => ("string", json!(s)),
+        Value::Scalar(ScalarKind::Int, s) => ("int", json!(s)),
+        Value::Scalar(ScalarKind::Real, s) => ("real", json!(s)),
+        Value::List(ListKind::Slist, l) => ("slist", json!(l)),
+        Value::List(ListKind::Ilist, l) => ("ilist", json!(l)),
+        Value::List(ListKind::Rlist, l) => ("rlist", json!(l)),
+        Value::Data(d) => ("data", d.clone()),
+    }
+}
+
+fn tags(t: &str) -> Vec<&str> {
+    t.split(',').filter(|s| !s.is_empty()).collect()
+}
+
+/// Builds the result document.
+pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json {
+    let classes: Vec<Json> = ctx
+        .global_class_rows()
+        .into_iter()
+        .map(|(name, t)| json!({"name": name, "tags": tags(&t)}))
+        .collect();
+    let mut vars: Vec<(String, &super::context::VarEntry)> = ctx
+        .vars
+        .iter()
+        .map(|((ns, scope, lval), e)| (format!("{ns}:{scope}.{lval}"), e))
+        .collect();
+    vars.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let variables: Vec<Json> = vars
+        .into_iter()
+        .map(|(name, e)| {
+            let (ty, value) = value_json(&e.value);
+            json!({"name": name, "type": ty, "value": value, "tags": e.tags})
+        })
+        .collect();
+    let tallies = promises(trace);
+    let mut summary = Map::new();
+    for k in ["kept", "repaired", "not_kept", "not_simulated", "skipped"] {
+        summary.insert(
+            k.to_string(),
+            json!(tallies.iter().filter(|t| t.outcome() == k).count()),
+        );
+    }
+    let promises: Vec<Json> = tallies
+        .iter()
+        .map(|t| {
+            json!({
+                "bundle": t.bundle,
+                "promise_type": t.promise_type,
+                "file": t.file,
+                "line": t.line,
+                "handle": t.handle,
+                "promisers": t.promisers,
+                "outcome": t.outcome(),
+                "evaluations": t.evaluations,
+                "kept": t.kept,
+                "repaired": t.repaired,
+                "not_kept": t.not_kept,
+                "not_simulated": t.not_simulated,
+                "skipped": t.skipped,
+            })
+        })
+        .collect();
+    let reports: Vec<&str> = facts
+        .lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("R: "))
+        .collect();
+    json!({
+        "version": RESULT_VERSION,
+        "tool": concat!("cfsim ", env!("CARGO_PKG_VERSION")),
+        "policy": facts.policy,
+        "host": facts.host,
+        "exit_code": facts.exit_code,
+        "summary": summary,
+        "classes": classes,
+        "variables": variables,
+        "promises": promises,
+        "reports": reports,
+    })
+}
