@@ -1,7 +1,9 @@
 //! cfsim: simulate CFEngine 3.21 agent runs.
 //!
 //! Pipeline: `source` (files, spans, line index) → `syntax` (macro pass, pest grammar, typed AST with
-//! spans, `-p json`/`-p cf` output) → `load` (entry file and its `inputs`) → `cli` (the subcommands).
+//! spans, `-p json`/`-p cf` output) → `load` (entry file and its `inputs`) → `sim` (the library API:
+//! a checked [`sim::Policy`] made into a pre-evaluated engine for a host) → `eval` (the run) → `cli`
+//! (the subcommands, each a front end over `sim`).
 //! Diagnostics (`diag`) are rendered as cf-promises prints them. `module` is the module protocol
 //! (`commands` promises with `module => "true"`), `henc` the hierarchical ENC merge built on it.
 
@@ -15,6 +17,7 @@ pub mod host;
 pub mod load;
 pub mod module;
 pub mod promise;
+pub mod sim;
 pub mod source;
 pub mod syntax;
 pub mod value;

@@ -11,6 +11,7 @@ use crate::syntax::ast::{Policy, Rval};
 pub const MAX_FILES: usize = 10_000;
 
 /// One loaded file with its AST (possibly partial when it had errors) and its diagnostics.
+#[derive(Debug, Clone)]
 pub struct Loaded {
     pub file: SourceFile,
     pub policy: Policy,

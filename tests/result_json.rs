@@ -132,7 +132,8 @@ fn same_rows(label: &str, names: &[String], rows: &[&str]) {
     assert_eq!(names.len(), rows.len(), "{label}: {names:?} vs {rows:?}");
     for (n, r) in names.iter().zip(rows) {
         assert!(
-            r.strip_prefix(n.as_str()).is_some_and(|rest| rest.starts_with(' ')),
+            r.strip_prefix(n.as_str())
+                .is_some_and(|rest| rest.starts_with(' ')),
             "{label}: row {r:?} is not {n:?}"
         );
     }

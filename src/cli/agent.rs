@@ -7,7 +7,7 @@ use std::io::Write;
 
 use crate::eval::output::LogLevel;
 use crate::eval::setup::ClassOptions;
-use crate::eval::{render, trace, Engine, RunOptions};
+use crate::eval::{render, trace, RunOptions};
 use crate::host::hard_classes::Component;
 
 /// Trace output format.
@@ -58,83 +58,13 @@ pub struct RunResult {
     pub result_json: Option<String>,
 }
 
-/// Loads, validates and pre-evaluates; `Err` is the (printed) output and exit code of a failure.
-pub fn prepare<'h>(
-    file: &str,
-    host: &'h crate::host::Host,
-    component: Component,
-    classes: &ClassOptions,
-    level: LogLevel,
-    opts: RunOptions,
-) -> Result<Engine<'h>, RunResult> {
-    prepare_checked(file, host, component, classes, level, opts).map_err(|(r, _)| r)
-}
-
-/// [`prepare`], telling whether a failure was a fatal error of the pre-evaluation (`Fatal CFEngine
-/// error` from a function: the tool stops there with exit code 1).
-pub fn prepare_checked<'h>(
-    file: &str,
-    host: &'h crate::host::Host,
-    component: Component,
-    classes: &ClassOptions,
-    level: LogLevel,
-    opts: RunOptions,
-) -> Result<Engine<'h>, (RunResult, bool)> {
-    let files = match crate::load::load_with_inputs(file) {
-        Ok(f) => f,
-        Err(e) => {
-            return Err((
-                RunResult {
-                    stdout: format!("   error: {e}\n"),
-                    code: 2,
-                    ..RunResult::default()
-                },
-                false,
-            ))
-        }
-    };
-    let report = crate::load::check_all(&files);
-    if report.has_errors() {
-        return Err((
-            RunResult {
-                stdout: report.render(&files),
-                code: 1,
-                ..RunResult::default()
-            },
-            false,
-        ));
+/// The output and exit code of a policy that could not be loaded or pre-evaluated.
+fn failed(f: crate::sim::Failure) -> RunResult {
+    RunResult {
+        stdout: f.stdout,
+        code: f.code,
+        ..RunResult::default()
     }
-    prepare_loaded(files, file, host, component, classes, level, opts)
-}
-
-/// Like [`prepare_checked`], for files already loaded and checked (the entry file first).
-pub fn prepare_loaded<'h>(
-    files: Vec<crate::load::Loaded>,
-    file: &str,
-    host: &'h crate::host::Host,
-    component: Component,
-    classes: &ClassOptions,
-    level: LogLevel,
-    opts: RunOptions,
-) -> Result<Engine<'h>, (RunResult, bool)> {
-    let agent = component == Component::Agent;
-    let mut e = Engine::new(files, host, level, opts);
-    e.agent_component = agent;
-    e.setup(component, file, classes);
-    if !e.pre_evaluate(file) || e.fatal {
-        return Err((
-            RunResult {
-                stdout: e.out.text(),
-                code: 1,
-                ..RunResult::default()
-            },
-            e.fatal,
-        ));
-    }
-    if agent {
-        e.apply_meta_tags();
-    }
-    Ok(e)
 }
 
 /// Runs the agent simulation and returns its output.
@@ -194,11 +124,14 @@ pub fn simulate(o: &Options) -> RunResult {
         trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
         limits: o.limits.unwrap_or_default(),
     };
+    let policy = match crate::sim::Policy::load(&o.file) {
+        Ok(p) => p,
+        Err(f) => return failed(f),
+    };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
     // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
     // policies/functions/counts/define_not_validated)
-    let validation = match prepare_checked(
-        &o.file,
+    let validation = match policy.engine(
         &host,
         Component::Promises,
         &ClassOptions::default(),
@@ -211,18 +144,18 @@ pub fn simulate(o: &Options) -> RunResult {
     ) {
         Ok(v) => v.out.text(),
         // cf-promises stopped on a fatal error: the agent falls back to its failsafe policy
-        Err((r, true)) => {
+        Err(f) if f.fatal => {
             return RunResult {
-                stdout: format!("{}{FAILSAFE}", r.stdout),
+                stdout: format!("{}{FAILSAFE}", f.stdout),
                 code: 1,
                 ..RunResult::default()
             }
         }
         Err(_) => String::new(),
     };
-    let mut e = match prepare(&o.file, &host, Component::Agent, &classes, level, opts) {
+    let mut e = match policy.into_engine(&host, Component::Agent, &classes, level, opts) {
         Ok(e) => e,
-        Err(r) => return r,
+        Err(f) => return failed(f),
     };
     e.out
         .lines

@@ -156,19 +156,18 @@ fn pre_evaluate<'h>(
         negate: opts.negate.clone(),
         ..Default::default()
     };
-    crate::cli::agent::prepare_loaded(
-        files,
-        &opts.file,
-        host,
-        crate::host::hard_classes::Component::Promises,
-        &classes,
-        crate::eval::output::LogLevel::Notice,
-        crate::eval::RunOptions {
-            exec: opts.exec,
-            ..crate::eval::RunOptions::default()
-        },
-    )
-    .map_err(|(r, _)| (r.stdout, r.code))
+    crate::sim::Policy::checked(&opts.file, files)
+        .into_engine(
+            host,
+            crate::host::hard_classes::Component::Promises,
+            &classes,
+            crate::eval::output::LogLevel::Notice,
+            crate::eval::RunOptions {
+                exec: opts.exec,
+                ..crate::eval::RunOptions::default()
+            },
+        )
+        .map_err(|f| (f.stdout, f.code))
 }
 
 /// Prints the `--show-classes` / `--show-vars` tables of the pre-evaluated policy.

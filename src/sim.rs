@@ -1,0 +1,131 @@
+//! The library API under every front end: load and check a policy once into a [`Policy`] (plain data,
+//! `Send + Sync`, so threads can share one), then make an [`Engine`] for a [`Host`] with
+//! [`Policy::engine`] — the one path from a loaded policy to a pre-evaluated engine, as cf-promises
+//! (component `Promises`) or cf-agent (`Agent`) would have it — and run it.
+//!
+//! ```no_run
+//! use cfsim::eval::{output::LogLevel, setup::ClassOptions, RunOptions};
+//! use cfsim::host::hard_classes::Component;
+//!
+//! let policy = cfsim::sim::Policy::load("policies/henc/demo/promises.cf").map_err(|f| f.stdout)?;
+//! let host = cfsim::host::load_host("policies/hosts/web1-oslo-debian.json").map_err(|e| e.to_string())?;
+//! let mut engine = policy
+//!     .engine(&host, Component::Agent, &ClassOptions::default(), LogLevel::Notice, RunOptions::default())
+//!     .map_err(|f| f.stdout)?;
+//! let seq = engine.bundlesequence(None);
+//! engine.run_sequence(&seq);
+//! print!("{}", engine.out.text());
+//! # Ok::<(), String>(())
+//! ```
+
+use crate::eval::output::LogLevel;
+use crate::eval::setup::ClassOptions;
+use crate::eval::{Engine, RunOptions};
+use crate::host::hard_classes::Component;
+use crate::host::Host;
+use crate::load::Loaded;
+
+/// Why a policy could not be loaded or pre-evaluated: what the tool prints, and its exit code.
+#[derive(Debug, Clone, Default)]
+pub struct Failure {
+    pub stdout: String,
+    pub code: u8,
+    /// The pre-evaluation stopped on a fatal function error (`Fatal CFEngine error`): cf-agent would
+    /// fall back to its failsafe policy.
+    pub fatal: bool,
+}
+
+/// A policy loaded from its entry file with its literal `inputs`, and checked (no error).
+#[derive(Debug, Clone)]
+pub struct Policy {
+    entry: String,
+    files: Vec<Loaded>,
+}
+
+impl Policy {
+    /// Loads `entry` and its literal inputs and runs every check; a failure carries cf-promises'
+    /// messages (exit 1 for an invalid policy, 2 for a file that cannot be read).
+    pub fn load(entry: &str) -> Result<Policy, Failure> {
+        let files = crate::load::load_with_inputs(entry).map_err(|e| Failure {
+            stdout: format!("   error: {e}\n"),
+            code: 2,
+            fatal: false,
+        })?;
+        let report = crate::load::check_all(&files);
+        if report.has_errors() {
+            return Err(Failure {
+                stdout: report.render(&files),
+                code: 1,
+                fatal: false,
+            });
+        }
+        Ok(Policy::checked(entry, files))
+    }
+
+    /// A policy from files the caller loaded and checked already (the entry file first).
+    pub fn checked(entry: &str, files: Vec<Loaded>) -> Policy {
+        Policy {
+            entry: entry.to_string(),
+            files,
+        }
+    }
+
+    /// The entry file as given.
+    pub fn entry(&self) -> &str {
+        &self.entry
+    }
+
+    /// The loaded files (the entry file first).
+    pub fn files(&self) -> &[Loaded] {
+        &self.files
+    }
+
+    /// An engine for `host`, set up for `component` and pre-evaluated (PolicyResolve; inputs that need
+    /// evaluation are loaded then). With `Component::Agent` the meta tags are applied, ready to run.
+    pub fn engine<'h>(
+        &self,
+        host: &'h Host,
+        component: Component,
+        classes: &ClassOptions,
+        level: LogLevel,
+        opts: RunOptions,
+    ) -> Result<Engine<'h>, Failure> {
+        self.clone()
+            .into_engine(host, component, classes, level, opts)
+    }
+
+    /// [`Policy::engine`], consuming the policy (no copy of the files).
+    pub fn into_engine<'h>(
+        self,
+        host: &'h Host,
+        component: Component,
+        classes: &ClassOptions,
+        level: LogLevel,
+        opts: RunOptions,
+    ) -> Result<Engine<'h>, Failure> {
+        let agent = component == Component::Agent;
+        let mut e = Engine::new(self.files, host, level, opts);
+        e.agent_component = agent;
+        e.setup(component, &self.entry, classes);
+        if !e.pre_evaluate(&self.entry) || e.fatal {
+            return Err(Failure {
+                stdout: e.out.text(),
+                code: 1,
+                fatal: e.fatal,
+            });
+        }
+        if agent {
+            e.apply_meta_tags();
+        }
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn policy_is_shareable_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<super::Policy>();
+    }
+}
