@@ -11,6 +11,7 @@ pub mod cli;
 pub mod diag;
 pub mod eval;
 pub mod expr;
+pub mod fleet;
 pub mod functions;
 pub mod henc;
 pub mod host;

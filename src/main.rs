@@ -18,6 +18,11 @@ enum Cmd {
     Promises(PromisesArgs),
     /// Simulate a cf-agent run.
     Agent(AgentArgs),
+    /// Simulate one policy for many host profiles in parallel: a summary per node, or JSON lines
+    Fleet(FleetArgs),
+    /// Host profiles: `cfsim host generate` makes synthetic fleets
+    #[command(subcommand)]
+    Host(HostCmd),
     /// List the 186 built-in functions of CFEngine 3.21 with implemented / not implemented
     Functions,
     /// Merge hENC files like the hENC Perl module (install as modules/henc); no FILE reads stdin
@@ -76,6 +81,80 @@ struct PromisesArgs {
     /// Let functions run commands (execresult, returnszero, …) as cf-promises does; without it they fail.
     #[arg(long = "exec")]
     exec: bool,
+}
+
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct FleetArgs {
+    #[command(subcommand)]
+    sub: Option<FleetSub>,
+    /// Entry policy file (loaded and checked once for every host).
+    #[arg(short = 'f', long = "file", required = true)]
+    file: Option<String>,
+    /// Host profiles: a directory (its *.json), a quoted glob ('hosts/*.json') or files; repeatable.
+    #[arg(long = "hosts", required = true, num_args = 1..)]
+    hosts: Vec<String>,
+    /// Worker threads (default: one per core).
+    #[arg(short = 'j', long = "jobs")]
+    jobs: Option<usize>,
+    /// `table`: one row per node (clean/dirty/failed, outcome counts) and a fleet total; `jsonl`: each
+    /// node's --result-json document (plus "profile") on one line.
+    #[arg(long = "format", default_value = "table", value_parser = ["table", "jsonl"])]
+    format: String,
+    /// Take only shard K of N (1-based: 1/4 … 4/4) of the sorted host list; `cfsim fleet merge` joins them.
+    #[arg(long = "shard", value_name = "K/N")]
+    shard: Option<String>,
+    /// Show, per node in the table, the classes matching this regex.
+    #[arg(long = "classes", value_name = "RE")]
+    classes: Option<String>,
+    #[arg(short = 'D', long = "define", value_delimiter = ',')]
+    define: Vec<String>,
+    #[arg(short = 'N', long = "negate", value_delimiter = ',')]
+    negate: Vec<String>,
+    #[arg(short = 'b', long = "bundlesequence")]
+    bundlesequence: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum HostCmd {
+    /// Write N host profiles made from base profiles (cycled: an OS mix), each with its own hostname
+    /// and, with --vary, its own domain and IPv4 address from a list of ranges
+    Generate {
+        /// Base profile(s), used in turn
+        #[arg(long = "from", required = true, num_args = 1..)]
+        from: Vec<String>,
+        /// How many profiles
+        #[arg(long = "count")]
+        count: usize,
+        /// hostname=PATTERN ({n} or {n:4} for the number), domain=D1,D2,…, ipv4=CIDR1,CIDR2,… (repeatable)
+        #[arg(long = "vary", value_name = "KEY=VALUE")]
+        vary: Vec<String>,
+        /// Directory to write <hostname>.json into
+        #[arg(long = "out")]
+        out: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum FleetSub {
+    /// Join the `--format jsonl` outputs of shards into what one unsharded run prints
+    Merge {
+        #[arg(long = "format", default_value = "jsonl", value_parser = ["table", "jsonl"])]
+        format: String,
+        #[arg(long = "classes", value_name = "RE")]
+        classes: Option<String>,
+        /// Shard outputs (JSON lines)
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+}
+
+fn fleet_format(s: &str) -> cfsim::fleet::Format {
+    if s == "jsonl" {
+        cfsim::fleet::Format::Jsonl
+    } else {
+        cfsim::fleet::Format::Table
+    }
 }
 
 #[derive(clap::Args)]
@@ -141,6 +220,63 @@ fn main() -> ExitCode {
             lint,
             files,
         } => return cfsim::henc::cli::henc(&files, explain, lint),
+        Cmd::Host(HostCmd::Generate {
+            from,
+            count,
+            vary,
+            out,
+        }) => {
+            let mut v = cfsim::host::generate::Vary::default();
+            for spec in &vary {
+                if let Err(e) = v.add(spec) {
+                    eprintln!("   error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            match cfsim::host::generate::generate(&from, count, &v, std::path::Path::new(&out)) {
+                Ok(paths) => {
+                    println!("wrote {} host profiles to {out}", paths.len());
+                    0
+                }
+                Err(e) => {
+                    eprintln!("   error: {e}");
+                    2
+                }
+            }
+        }
+        Cmd::Fleet(a) => {
+            if let Some(FleetSub::Merge {
+                format,
+                classes,
+                files,
+            }) = a.sub
+            {
+                return ExitCode::from(cli::fleet::merge(
+                    &files,
+                    fleet_format(&format),
+                    classes.as_deref(),
+                ));
+            }
+            let shard = match a.shard.as_deref().map(cfsim::fleet::Shard::parse) {
+                Some(Ok(s)) => Some(s),
+                Some(Err(e)) => {
+                    eprintln!("   error: {e}");
+                    return ExitCode::from(2);
+                }
+                None => None,
+            };
+            cli::fleet::run(&cli::fleet::Options {
+                file: a.file.unwrap_or_default(),
+                hosts: a.hosts,
+                jobs: a.jobs,
+                format: fleet_format(&a.format),
+                shard,
+                classes: a.classes,
+                define: a.define,
+                negate: a.negate,
+                bundlesequence: a.bundlesequence,
+            })
+        }
         Cmd::Enc { config, node } => return cfsim::henc::cli::enc(&node, config.as_deref()),
         Cmd::Promises(a) => {
             let format = match a.format.as_deref().map(cli::promises::OutputFormat::parse) {
@@ -192,6 +328,7 @@ fn main() -> ExitCode {
                 trace,
                 trace_file: a.trace_file,
                 result_json: a.result_json,
+                brief_result: false,
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: a.max_call_depth,
                     max_iterations: a.max_iterations,

@@ -39,6 +39,8 @@ pub struct Options {
     pub trace_file: Option<String>,
     /// `--result-json PATH`: the run's result (docs/result.schema.json) in PATH (`-`: stdout).
     pub result_json: Option<String>,
+    /// The result without variables and per-promise entries (see `eval::result::RunFacts::brief`).
+    pub brief_result: bool,
     /// Limits (method nesting, iterations per promise); defaults when `None`.
     pub limits: Option<crate::eval::Limits>,
 }
@@ -55,7 +57,7 @@ pub struct RunResult {
     /// The JSON-lines trace for `--trace-file` (`None` when not asked for or the run never started).
     pub trace_json: Option<String>,
     /// The result document for `--result-json` (`None` when not asked for or the run never started).
-    pub result_json: Option<String>,
+    pub result: Option<serde_json::Value>,
 }
 
 /// The output and exit code of a policy that could not be loaded or pre-evaluated.
@@ -67,7 +69,7 @@ fn failed(f: crate::sim::Failure) -> RunResult {
     }
 }
 
-/// Runs the agent simulation and returns its output.
+/// Runs the agent simulation (the host profile and the policy named by `o`) and returns its output.
 pub fn simulate(o: &Options) -> RunResult {
     let host = match crate::host::load_host(&o.host) {
         Ok(h) => h,
@@ -79,6 +81,20 @@ pub fn simulate(o: &Options) -> RunResult {
             }
         }
     };
+    let policy = match crate::sim::Policy::load(&o.file) {
+        Ok(p) => p,
+        Err(f) => return failed(f),
+    };
+    simulate_policy(&policy, &host, o)
+}
+
+/// Runs the agent simulation of a loaded policy on `host` (the flags of `o` but its file and host), as
+/// `cfsim fleet` does for each host.
+pub fn simulate_policy(
+    policy: &crate::sim::Policy,
+    host: &crate::host::Host,
+    o: &Options,
+) -> RunResult {
     let mut level = if o.verbose {
         LogLevel::Verbose
     } else if o.inform {
@@ -124,15 +140,11 @@ pub fn simulate(o: &Options) -> RunResult {
         trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
         limits: o.limits.unwrap_or_default(),
     };
-    let policy = match crate::sim::Policy::load(&o.file) {
-        Ok(p) => p,
-        Err(f) => return failed(f),
-    };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
     // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
     // policies/functions/counts/define_not_validated)
     let validation = match policy.engine(
-        &host,
+        host,
         Component::Promises,
         &ClassOptions::default(),
         LogLevel::Notice,
@@ -153,7 +165,7 @@ pub fn simulate(o: &Options) -> RunResult {
         }
         Err(_) => String::new(),
     };
-    let mut e = match policy.into_engine(&host, Component::Agent, &classes, level, opts) {
+    let mut e = match policy.engine(host, Component::Agent, &classes, level, opts) {
         Ok(e) => e,
         Err(f) => return failed(f),
     };
@@ -181,22 +193,21 @@ pub fn simulate(o: &Options) -> RunResult {
         None => {}
     }
     let code = if ok { 0 } else { 1 };
-    let result_json = o.result_json.as_ref().map(|_| {
+    let result = o.result_json.as_ref().map(|_| {
         let facts = crate::eval::result::RunFacts {
-            policy: &o.file,
+            policy: policy.entry(),
             host: &host.hostname,
             exit_code: code,
             lines: &e.out.lines,
+            brief: o.brief_result,
         };
-        let mut s = crate::eval::result::build(&e.ctx, &e.trace, &facts).to_string();
-        s.push('\n');
-        s
+        crate::eval::result::build(&e.ctx, &e.trace, &facts)
     });
     RunResult {
         stdout,
         code,
         trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
-        result_json,
+        result,
     }
 }
 
@@ -205,9 +216,10 @@ pub fn run(o: &Options) -> u8 {
     let r = simulate(o);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(r.stdout.as_bytes());
+    let result_json = r.result.as_ref().map(|v| format!("{v}\n"));
     for (what, path, text) in [
         ("trace file", &o.trace_file, &r.trace_json),
-        ("result file", &o.result_json, &r.result_json),
+        ("result file", &o.result_json, &result_json),
     ] {
         let (Some(path), Some(text)) = (path, text) else {
             continue;

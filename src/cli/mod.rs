@@ -1,4 +1,5 @@
 //! Subcommand implementations behind the thin `main.rs`: each takes parsed flags and returns an exit code.
 
 pub mod agent;
+pub mod fleet;
 pub mod promises;

@@ -19,6 +19,9 @@ pub struct RunFacts<'a> {
     pub exit_code: u8,
     /// The run's printed lines (reports are those starting with `R: `).
     pub lines: &'a [String],
+    /// Leave out `variables` and the per-promise list (`cfsim fleet`'s table needs only the summary and
+    /// the classes); the document then has `"variables": null, "promises": null`.
+    pub brief: bool,
 }
 
 /// Per-promise tally of the trace events of one promise (one `file:line` in one bundle).
@@ -139,6 +142,33 @@ pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json 
         .into_iter()
         .map(|(name, t)| json!({"name": name, "tags": tags(&t)}))
         .collect();
+    let tallies = promises(trace);
+    let mut summary = Map::new();
+    for k in ["kept", "repaired", "not_kept", "not_simulated", "skipped"] {
+        summary.insert(
+            k.to_string(),
+            json!(tallies.iter().filter(|t| t.outcome() == k).count()),
+        );
+    }
+    let reports: Vec<&str> = facts
+        .lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("R: "))
+        .collect();
+    if facts.brief {
+        return json!({
+            "version": RESULT_VERSION,
+            "tool": concat!("cfsim ", env!("CARGO_PKG_VERSION")),
+            "policy": facts.policy,
+            "host": facts.host,
+            "exit_code": facts.exit_code,
+            "summary": summary,
+            "classes": classes,
+            "variables": null,
+            "promises": null,
+            "reports": reports,
+        });
+    }
     let mut vars: Vec<(String, &super::context::VarEntry)> = ctx
         .vars
         .iter()
@@ -152,14 +182,6 @@ pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json 
             json!({"name": name, "type": ty, "value": value, "tags": e.tags})
         })
         .collect();
-    let tallies = promises(trace);
-    let mut summary = Map::new();
-    for k in ["kept", "repaired", "not_kept", "not_simulated", "skipped"] {
-        summary.insert(
-            k.to_string(),
-            json!(tallies.iter().filter(|t| t.outcome() == k).count()),
-        );
-    }
     let promises: Vec<Json> = tallies
         .iter()
         .map(|t| {
@@ -179,11 +201,6 @@ pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json 
                 "skipped": t.skipped,
             })
         })
-        .collect();
-    let reports: Vec<&str> = facts
-        .lines
-        .iter()
-        .filter_map(|l| l.strip_prefix("R: "))
         .collect();
     json!({
         "version": RESULT_VERSION,

@@ -8,6 +8,7 @@
 
 pub mod canon;
 mod files;
+pub mod generate;
 pub mod hard_classes;
 pub mod iprange;
 pub mod keydigest;
