@@ -21,5 +21,6 @@ pub mod promise;
 pub mod sim;
 pub mod source;
 pub mod syntax;
+pub mod testing;
 pub mod value;
 pub mod yaml;

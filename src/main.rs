@@ -18,6 +18,26 @@ enum Cmd {
     Promises(PromisesArgs),
     /// Simulate a cf-agent run.
     Agent(AgentArgs),
+    /// Run policy tests: *.cfsim.yaml specs and acceptance-style .cf policies (exit 0 pass, 1 fail, 2 invalid)
+    Test {
+        /// Spec files, acceptance .cf files, or directories searched for *.cfsim.yaml (default .)
+        paths: Vec<String>,
+        /// human, tap, junit or json
+        #[arg(long = "format", default_value = "human", value_parser = ["human", "tap", "junit", "json"])]
+        format: String,
+        /// Worker threads (default: one per core)
+        #[arg(short = 'j', long = "jobs")]
+        jobs: Option<usize>,
+        /// Only the cases whose "SPEC: NAME [HOST]" matches this regex
+        #[arg(long = "filter", value_name = "RE")]
+        filter: Option<String>,
+        /// Take only shard K of N (1-based) of the sorted cases
+        #[arg(long = "shard", value_name = "K/N")]
+        shard: Option<String>,
+        /// Host profile for acceptance-style .cf tests (default: this machine)
+        #[arg(long = "host", default_value = "local")]
+        host: String,
+    },
     /// Simulate one policy for many host profiles in parallel: a summary per node, or JSON lines
     Fleet(FleetArgs),
     /// Host profiles: `cfsim host generate` makes synthetic fleets
@@ -243,6 +263,32 @@ fn main() -> ExitCode {
                     2
                 }
             }
+        }
+        Cmd::Test {
+            paths,
+            format,
+            jobs,
+            filter,
+            shard,
+            host,
+        } => {
+            let shard = match shard.as_deref().map(cfsim::fleet::Shard::parse) {
+                Some(Ok(s)) => Some(s),
+                Some(Err(e)) => {
+                    eprintln!("   error: {e}");
+                    return ExitCode::from(2);
+                }
+                None => None,
+            };
+            cli::test::run(&cli::test::Options {
+                paths,
+                format: cfsim::testing::report::Format::parse(&format)
+                    .unwrap_or(cfsim::testing::report::Format::Human),
+                jobs,
+                filter,
+                shard,
+                host,
+            })
         }
         Cmd::Fleet(a) => {
             if let Some(FleetSub::Merge {

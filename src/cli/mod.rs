@@ -3,3 +3,4 @@
 pub mod agent;
 pub mod fleet;
 pub mod promises;
+pub mod test;

@@ -1,0 +1,98 @@
+//! `cfsim test [PATH…]`: discover specs and acceptance policies, run them (in parallel), report.
+//! Exit codes: 0 every case passed, 1 a case failed, 2 usage error or invalid spec (`file:line:col:`).
+
+use std::io::Write;
+
+use crate::fleet::Shard;
+use crate::testing::{self, report, spec};
+
+/// Flags of `cfsim test`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub paths: Vec<String>,
+    pub format: report::Format,
+    pub jobs: Option<usize>,
+    /// Only cases whose `spec: name [host]` title matches.
+    pub filter: Option<String>,
+    pub shard: Option<Shard>,
+    /// Host for acceptance-style `.cf` tests (default `local`).
+    pub host: String,
+}
+
+/// Runs the suite; returns the exit code.
+pub fn run(o: &Options) -> u8 {
+    let filter = match o.filter.as_deref().map(regex::Regex::new) {
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => {
+            eprintln!("   error: --filter: {e}");
+            return 2;
+        }
+        None => None,
+    };
+    let paths = if o.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        o.paths.clone()
+    };
+    let files = match testing::discover(&paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("   error: {e}");
+            return 2;
+        }
+    };
+    let mut cases = Vec::new();
+    for f in &files {
+        let name = f.to_string_lossy().into_owned();
+        if name.ends_with(".cf") {
+            cases.push(spec::acceptance(&name, &o.host));
+            continue;
+        }
+        let text = match crate::load::read_text(&name) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("   error: {e}");
+                return 2;
+            }
+        };
+        match spec::read(&name, &text) {
+            Ok(c) => cases.extend(c),
+            Err(e) => {
+                eprintln!("{e}");
+                return 2;
+            }
+        }
+    }
+    if let Some(re) = &filter {
+        cases.retain(|c| re.is_match(&format!("{}: {} [{}]", c.spec, c.name, c.host.label)));
+    }
+    if let Some(s) = o.shard {
+        cases = cases
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| s.takes(*i))
+            .map(|(_, c)| c)
+            .collect();
+    }
+    if cases.is_empty() {
+        eprintln!("   error: no test found in {}", paths.join(", "));
+        return 2;
+    }
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(j) = o.jobs {
+        pool = pool.num_threads(j.max(1));
+    }
+    let pool = match pool.build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("   error: cannot start the worker threads: {e}");
+            return 2;
+        }
+    };
+    let results = testing::run::run_all(&cases, &pool);
+    let text = report::render(&results, o.format);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    u8::from(results.iter().any(|r| !r.passed()))
+}

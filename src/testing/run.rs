@@ -1,0 +1,332 @@
+//! Running test cases: each case is one simulated agent run (through the library API, the policy
+//! loaded once per suite) whose result is checked against the case's expectations; the outcome is a
+//! [`CaseResult`] listing every failed expectation with its spec line, expected and actual values.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use regex::Regex;
+use serde_json::Value as Json;
+
+use super::spec::{Case, Expect, HostSpec, VarExpect};
+use crate::cli::agent::{simulate_policy, Options};
+use crate::sim::Policy;
+
+/// One failed expectation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// Spec line of the expectation.
+    pub line: usize,
+    pub message: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// The outcome of one case.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub case: Case,
+    /// Expectations checked.
+    pub checked: usize,
+    pub failures: Vec<Failure>,
+    /// The case could not run (bad profile, invalid policy): the message.
+    pub error: Option<String>,
+    /// The run's result document (for `--format json` and coverage).
+    pub result: Option<Json>,
+}
+
+impl CaseResult {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.error.is_none() && self.failures.is_empty()
+    }
+}
+
+fn load_host(h: &HostSpec) -> Result<crate::host::Host, String> {
+    let Some(set) = &h.set else {
+        return crate::host::load_host(&h.profile).map_err(|e| e.to_string());
+    };
+    let text = crate::load::read_text(&h.profile).map_err(|e| e.to_string())?;
+    let mut v: Json = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", h.profile))?;
+    if let (Some(o), Some(s)) = (v.as_object_mut(), set.as_object()) {
+        for (k, val) in s {
+            o.insert(k.clone(), val.clone());
+        }
+    }
+    let base = Path::new(&h.profile)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    crate::host::profile::parse_profile(&v.to_string(), &h.profile, &base)
+        .map_err(|e| e.to_string())
+}
+
+fn full_name(name: &str) -> String {
+    if name.contains(':') {
+        name.to_string()
+    } else {
+        format!("default:{name}")
+    }
+}
+
+fn show(v: &Json) -> String {
+    match v {
+        Json::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// Checks one expectation against a run's result; `None` when it holds.
+fn check(e: &Expect, r: &Json) -> Option<(String, String, String)> {
+    let classes = || {
+        r["classes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["name"].as_str())
+    };
+    let reports = || {
+        r["reports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Json::as_str)
+    };
+    let full = |re: &str| Regex::new(&format!("^(?:{re})$")).ok();
+    match e {
+        Expect::Class(c) => (!classes().any(|n| n == c)).then(|| {
+            (
+                format!("class '{c}' is not defined"),
+                "defined".into(),
+                "not defined".into(),
+            )
+        }),
+        Expect::NotClass(c) => classes().any(|n| n == c).then(|| {
+            (
+                format!("class '{c}' is defined"),
+                "not defined".into(),
+                "defined".into(),
+            )
+        }),
+        Expect::Report(re) => {
+            let rx = full(re)?;
+            (!reports().any(|t| rx.is_match(t))).then(|| {
+                let all: Vec<&str> = reports().collect();
+                (
+                    format!("no report matches /{re}/"),
+                    format!("a report matching /{re}/"),
+                    format!("{all:?}"),
+                )
+            })
+        }
+        Expect::NotReport(re) => {
+            let rx = full(re)?;
+            reports().find(|t| rx.is_match(t)).map(|t| {
+                (
+                    format!("a report matches /{re}/"),
+                    "no such report".into(),
+                    format!("{t:?}"),
+                )
+            })
+        }
+        Expect::ExitCode(c) => (r["exit_code"].as_u64() != Some(u64::from(*c))).then(|| {
+            (
+                "exit code".into(),
+                c.to_string(),
+                r["exit_code"].to_string(),
+            )
+        }),
+        Expect::Outcome(h, want) => {
+            let p = r["promises"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|p| p["handle"].as_str() == Some(h));
+            match p {
+                None => Some((
+                    format!("no promise with handle '{h}' was evaluated"),
+                    want.clone(),
+                    "never evaluated".into(),
+                )),
+                Some(p) => {
+                    let got = p["outcome"].as_str().unwrap_or("");
+                    (got != want).then(|| {
+                        (
+                            format!(
+                                "promise '{h}' ({}:{})",
+                                p["file"].as_str().unwrap_or(""),
+                                p["line"]
+                            ),
+                            want.clone(),
+                            got.to_string(),
+                        )
+                    })
+                }
+            }
+        }
+        Expect::Var(name, want) => {
+            let key = full_name(name);
+            let var = r["variables"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|v| v["name"].as_str() == Some(&key));
+            let value = var.map(|v| &v["value"]);
+            match (want, value) {
+                (VarExpect::Unset, None) => None,
+                (VarExpect::Unset, Some(v)) => {
+                    Some((format!("variable {key} is set"), "unset".into(), show(v)))
+                }
+                (_, None) => Some((
+                    format!("variable {key} is not set"),
+                    describe(want),
+                    "unset".into(),
+                )),
+                (VarExpect::Equals(vals, list), Some(v)) => {
+                    let ok = match (v, list) {
+                        (Json::String(s), false) => vals.first() == Some(s),
+                        (Json::Array(items), true) => {
+                            items.len() == vals.len()
+                                && items.iter().zip(vals).all(|(a, b)| a.as_str() == Some(b))
+                        }
+                        (other, false) => vals.first().is_some_and(|w| other.to_string() == *w),
+                        _ => false,
+                    };
+                    (!ok).then(|| (format!("variable {key}"), describe(want), show(v)))
+                }
+                (VarExpect::Matches(re), Some(v)) => {
+                    let rx = full(re)?;
+                    let ok = match v {
+                        Json::String(s) => rx.is_match(s),
+                        Json::Array(items) => items
+                            .iter()
+                            .all(|i| i.as_str().is_some_and(|s| rx.is_match(s))),
+                        other => rx.is_match(&other.to_string()),
+                    };
+                    (!ok).then(|| (format!("variable {key}"), describe(want), show(v)))
+                }
+            }
+        }
+    }
+}
+
+fn describe(w: &VarExpect) -> String {
+    match w {
+        VarExpect::Equals(v, false) => format!("{:?}", v.first().map_or("", String::as_str)),
+        VarExpect::Equals(v, true) => format!("{v:?}"),
+        VarExpect::Matches(r) => format!("matching /{r}/"),
+        VarExpect::Unset => "unset".into(),
+    }
+}
+
+/// Acceptance-style verdict: a report `<file> Pass` and none `<file> FAIL`.
+fn acceptance_verdict(case: &Case, r: &Json) -> Option<Failure> {
+    let base = case
+        .policy
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let verdicts: Vec<(&str, &str)> = r["reports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .filter_map(|t| t.rsplit_once(' '))
+        .filter(|(f, v)| (*v == "Pass" || *v == "FAIL") && f.ends_with(&base))
+        .collect();
+    let fail = verdicts.iter().any(|(_, v)| *v == "FAIL");
+    let pass = verdicts.iter().any(|(_, v)| *v == "Pass");
+    if pass && !fail {
+        return None;
+    }
+    Some(Failure {
+        line: 1,
+        message: if fail {
+            "the policy reported FAIL".into()
+        } else {
+            "the policy reported no verdict ($(this.promise_filename) Pass|FAIL)".into()
+        },
+        expected: format!("{base} Pass"),
+        actual: format!("{verdicts:?}"),
+    })
+}
+
+/// Runs one case with an already loaded policy.
+pub fn run_case(case: &Case, policy: &Result<Policy, String>) -> CaseResult {
+    let mut out = CaseResult {
+        case: case.clone(),
+        checked: 0,
+        failures: Vec::new(),
+        error: None,
+        result: None,
+    };
+    let policy = match policy {
+        Ok(p) => p,
+        Err(e) => {
+            out.error = Some(e.clone());
+            return out;
+        }
+    };
+    let host = match load_host(&case.host) {
+        Ok(h) => h,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    };
+    let o = Options {
+        file: case.policy.to_string_lossy().into_owned(),
+        define: case.define.clone(),
+        bundlesequence: case.bundlesequence.clone(),
+        result_json: Some(String::new()),
+        ..Options::default()
+    };
+    let r = simulate_policy(policy, &host, &o);
+    let Some(result) = r.result else {
+        // the run never started; only an exit-code expectation can be checked
+        let wants_exit = case
+            .expect
+            .iter()
+            .any(|(_, e)| matches!(e, Expect::ExitCode(c) if *c == r.code));
+        if !wants_exit {
+            out.error = Some(r.stdout.trim_end().to_string());
+        }
+        out.checked = usize::from(wants_exit);
+        return out;
+    };
+    if case.acceptance {
+        out.checked = 1;
+        out.failures.extend(acceptance_verdict(case, &result));
+    }
+    for (line, e) in &case.expect {
+        out.checked += 1;
+        if let Some((message, expected, actual)) = check(e, &result) {
+            out.failures.push(Failure {
+                line: *line,
+                message,
+                expected,
+                actual,
+            });
+        }
+    }
+    out.result = Some(result);
+    out
+}
+
+/// Runs every case (in parallel on `pool`), each distinct policy loaded once; results in case order.
+pub fn run_all(cases: &[Case], pool: &rayon::ThreadPool) -> Vec<CaseResult> {
+    let mut policies: BTreeMap<PathBuf, Result<Policy, String>> = BTreeMap::new();
+    for c in cases {
+        policies.entry(c.policy.clone()).or_insert_with(|| {
+            Policy::load(&c.policy.to_string_lossy()).map_err(|f| f.stdout.trim_end().to_string())
+        });
+    }
+    let missing: Result<Policy, String> = Err("policy not loaded".into());
+    pool.install(|| {
+        cases
+            .par_iter()
+            .map(|c| run_case(c, policies.get(&c.policy).unwrap_or(&missing)))
+            .collect()
+    })
+}

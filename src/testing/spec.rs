@@ -1,0 +1,469 @@
+//! Test specs (`*.cfsim.yaml`): which policy, on which hosts, with which defines, and what the run must
+//! give. Read into [`Case`]s (one per test and host); every mistake in a spec is a [`SpecError`] with
+//! its file, line and column. The format is documented in `docs/test-spec.md`.
+
+use std::path::{Path, PathBuf};
+
+use super::yaml_tree::{self, Kind, Node};
+
+/// A spec mistake: where, and what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.message
+        )
+    }
+}
+
+/// How a variable must look.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VarExpect {
+    /// The scalar value, or the list's elements.
+    Equals(Vec<String>, bool),
+    /// A regex that must match the whole scalar (or each element of a list).
+    Matches(String),
+    /// The variable must not exist.
+    Unset,
+}
+
+/// One expectation, with the line that states it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expect {
+    Class(String),
+    NotClass(String),
+    Var(String, VarExpect),
+    /// A regex matching a whole R: text.
+    Report(String),
+    NotReport(String),
+    /// Handle → outcome (`kept`, `repaired`, `not_kept`, `not_simulated`, `skipped`).
+    Outcome(String, String),
+    ExitCode(u8),
+}
+
+/// A host of a case: a profile (or `local`), optionally with top-level keys replaced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostSpec {
+    pub profile: String,
+    /// Label shown in reports (default: the profile's file name).
+    pub label: String,
+    /// Profile keys replaced (a JSON object), e.g. `{"hostname": "web2"}`.
+    pub set: Option<serde_json::Value>,
+}
+
+/// One test of a spec run on one host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub spec: String,
+    pub line: usize,
+    pub name: String,
+    pub policy: PathBuf,
+    pub host: HostSpec,
+    pub define: Vec<String>,
+    pub bundlesequence: Option<String>,
+    /// Expectations with the spec line of each.
+    pub expect: Vec<(usize, Expect)>,
+    /// An acceptance-style policy (`$(this.promise_filename) Pass|FAIL` reports) rather than a spec.
+    pub acceptance: bool,
+}
+
+/// Outcomes a promise can end with in a run's result.
+pub const OUTCOMES: &[&str] = &["kept", "repaired", "not_kept", "not_simulated", "skipped"];
+
+struct Reader<'a> {
+    file: &'a str,
+    dir: PathBuf,
+}
+
+impl Reader<'_> {
+    fn err<T>(&self, n: &Node, message: impl Into<String>) -> Result<T, SpecError> {
+        Err(SpecError {
+            file: self.file.to_string(),
+            line: n.line,
+            col: n.col,
+            message: message.into(),
+        })
+    }
+
+    fn keys(&self, n: &Node, what: &str, allowed: &[&str]) -> Result<(), SpecError> {
+        let Some(m) = n.map() else {
+            return self.err(n, format!("{what} must be a mapping"));
+        };
+        for (k, _) in m {
+            let name = k.scalar().unwrap_or("");
+            if !allowed.contains(&name) {
+                return self.err(
+                    k,
+                    format!(
+                        "unknown key '{name}' in {what} (known: {})",
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn string(&self, n: &Node, what: &str) -> Result<String, SpecError> {
+        match n.scalar() {
+            Some(s) => Ok(s.to_string()),
+            None => self.err(n, format!("{what} must be a string")),
+        }
+    }
+
+    fn strings(&self, n: &Node, what: &str) -> Result<Vec<String>, SpecError> {
+        match n.strings() {
+            Some(v) => Ok(v),
+            None => self.err(n, format!("{what} must be a string or a list of strings")),
+        }
+    }
+
+    fn path(&self, p: &str) -> PathBuf {
+        if p == "local" || Path::new(p).is_absolute() {
+            PathBuf::from(p)
+        } else {
+            self.dir.join(p)
+        }
+    }
+
+    fn regex(&self, n: &Node, what: &str) -> Result<String, SpecError> {
+        let r = self.string(n, what)?;
+        if let Err(e) = regex::Regex::new(&format!("^(?:{r})$")) {
+            return self.err(n, format!("{what}: invalid regular expression: {e}"));
+        }
+        Ok(r)
+    }
+
+    fn hosts(&self, n: &Node) -> Result<Vec<HostSpec>, SpecError> {
+        let items: Vec<&Node> = match &n.kind {
+            Kind::Seq(items) => items.iter().collect(),
+            _ => vec![n],
+        };
+        let mut out = Vec::new();
+        for item in items {
+            if let Some(p) = item.scalar() {
+                out.push(self.host(item, p, None, None)?);
+                continue;
+            }
+            self.keys(item, "a host", &["profile", "name", "set"])?;
+            let Some(p) = item.get("profile") else {
+                return self.err(item, "a host needs 'profile'");
+            };
+            let p = self.string(p, "profile")?;
+            let label = item
+                .get("name")
+                .map(|l| self.string(l, "name"))
+                .transpose()?;
+            let set = match item.get("set") {
+                None => None,
+                Some(s) => Some(self.json(s)?),
+            };
+            out.push(self.host(item, &p, label, set)?);
+        }
+        if out.is_empty() {
+            return self.err(n, "hosts: at least one host");
+        }
+        Ok(out)
+    }
+
+    fn host(
+        &self,
+        n: &Node,
+        p: &str,
+        label: Option<String>,
+        set: Option<serde_json::Value>,
+    ) -> Result<HostSpec, SpecError> {
+        let path = self.path(p);
+        if p != "local" && !path.is_file() {
+            return self.err(n, format!("host profile '{p}' not found"));
+        }
+        if set.as_ref().is_some_and(|s| !s.is_object()) {
+            return self.err(n, "set: must be a mapping of profile keys");
+        }
+        let label = label.unwrap_or_else(|| {
+            Path::new(p)
+                .file_name()
+                .map_or_else(|| p.to_string(), |f| f.to_string_lossy().into_owned())
+        });
+        Ok(HostSpec {
+            profile: path.to_string_lossy().into_owned(),
+            label,
+            set,
+        })
+    }
+
+    /// A YAML node as JSON (scalars that read as integers or booleans become those).
+    fn json(&self, n: &Node) -> Result<serde_json::Value, SpecError> {
+        Ok(match &n.kind {
+            Kind::Scalar(s) => {
+                if let Ok(i) = s.parse::<i64>() {
+                    serde_json::Value::from(i)
+                } else if s == "true" || s == "false" {
+                    serde_json::Value::Bool(s == "true")
+                } else {
+                    serde_json::Value::String(s.clone())
+                }
+            }
+            Kind::Seq(items) => serde_json::Value::Array(
+                items
+                    .iter()
+                    .map(|i| self.json(i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Kind::Map(m) => {
+                let mut o = serde_json::Map::new();
+                for (k, v) in m {
+                    o.insert(self.string(k, "a key")?, self.json(v)?);
+                }
+                serde_json::Value::Object(o)
+            }
+        })
+    }
+
+    fn expectations(&self, n: &Node) -> Result<Vec<(usize, Expect)>, SpecError> {
+        self.keys(
+            n,
+            "expect",
+            &[
+                "classes",
+                "not_classes",
+                "vars",
+                "reports",
+                "not_reports",
+                "outcomes",
+                "exit_code",
+            ],
+        )?;
+        let mut out = Vec::new();
+        let m = n.map().unwrap_or(&[]);
+        for (k, v) in m {
+            match k.scalar().unwrap_or("") {
+                "classes" | "not_classes" => {
+                    let neg = k.scalar() == Some("not_classes");
+                    for c in self.strings(v, "classes")? {
+                        out.push((
+                            v.line,
+                            if neg {
+                                Expect::NotClass(c)
+                            } else {
+                                Expect::Class(c)
+                            },
+                        ));
+                    }
+                }
+                "reports" | "not_reports" => {
+                    let neg = k.scalar() == Some("not_reports");
+                    let items: Vec<&Node> = match &v.kind {
+                        Kind::Seq(items) => items.iter().collect(),
+                        _ => vec![v],
+                    };
+                    for i in items {
+                        let r = self.regex(i, "reports")?;
+                        out.push((
+                            i.line,
+                            if neg {
+                                Expect::NotReport(r)
+                            } else {
+                                Expect::Report(r)
+                            },
+                        ));
+                    }
+                }
+                "vars" => {
+                    let Some(vm) = v.map() else {
+                        return self.err(v, "vars must map variable names to values");
+                    };
+                    for (name, want) in vm {
+                        let name = self.string(name, "a variable name")?;
+                        let e = match &want.kind {
+                            Kind::Scalar(s) => VarExpect::Equals(vec![s.clone()], false),
+                            Kind::Seq(_) => VarExpect::Equals(self.strings(want, "a list")?, true),
+                            Kind::Map(_) => {
+                                self.keys(
+                                    want,
+                                    "a variable expectation",
+                                    &["equals", "matches", "unset"],
+                                )?;
+                                if let Some(r) = want.get("matches") {
+                                    VarExpect::Matches(self.regex(r, "matches")?)
+                                } else if let Some(eq) = want.get("equals") {
+                                    let list = matches!(eq.kind, Kind::Seq(_));
+                                    VarExpect::Equals(self.strings(eq, "equals")?, list)
+                                } else if want.get("unset").is_some() {
+                                    VarExpect::Unset
+                                } else {
+                                    return self.err(want, "use equals, matches or unset");
+                                }
+                            }
+                        };
+                        out.push((want.line, Expect::Var(name, e)));
+                    }
+                }
+                "outcomes" => {
+                    let Some(om) = v.map() else {
+                        return self.err(v, "outcomes must map handles to outcomes");
+                    };
+                    for (h, o) in om {
+                        let outcome = self.string(o, "an outcome")?;
+                        if !OUTCOMES.contains(&outcome.as_str()) {
+                            return self.err(
+                                o,
+                                format!(
+                                    "unknown outcome '{outcome}' (one of {})",
+                                    OUTCOMES.join(", ")
+                                ),
+                            );
+                        }
+                        out.push((
+                            o.line,
+                            Expect::Outcome(self.string(h, "a handle")?, outcome),
+                        ));
+                    }
+                }
+                "exit_code" => {
+                    let s = self.string(v, "exit_code")?;
+                    let Ok(c) = s.parse::<u8>() else {
+                        return self.err(v, "exit_code must be a number 0-255");
+                    };
+                    out.push((v.line, Expect::ExitCode(c)));
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Reads the cases of spec `file` (text `text`).
+pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
+    let r = Reader {
+        file,
+        dir: Path::new(file)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
+    let root = yaml_tree::parse(text).map_err(|(line, col, message)| SpecError {
+        file: file.to_string(),
+        line,
+        col,
+        message: format!("invalid YAML: {message}"),
+    })?;
+    r.keys(&root, "a spec", &["policy", "hosts", "define", "tests"])?;
+    let default_policy = root
+        .get("policy")
+        .map(|p| r.string(p, "policy"))
+        .transpose()?;
+    let default_hosts = root.get("hosts").map(|h| r.hosts(h)).transpose()?;
+    let default_define = root
+        .get("define")
+        .map(|d| r.strings(d, "define"))
+        .transpose()?
+        .unwrap_or_default();
+    let Some(tests) = root.get("tests") else {
+        return r.err(&root, "a spec needs 'tests'");
+    };
+    let Kind::Seq(items) = &tests.kind else {
+        return r.err(tests, "tests must be a list");
+    };
+    let mut cases = Vec::new();
+    for t in items {
+        r.keys(
+            t,
+            "a test",
+            &[
+                "name",
+                "policy",
+                "hosts",
+                "define",
+                "bundlesequence",
+                "expect",
+            ],
+        )?;
+        let Some(name) = t.get("name") else {
+            return r.err(t, "a test needs 'name'");
+        };
+        let name = r.string(name, "name")?;
+        let policy = match t.get("policy").map(|p| r.string(p, "policy")).transpose()? {
+            Some(p) => p,
+            None => match &default_policy {
+                Some(p) => p.clone(),
+                None => return r.err(t, "no policy: give 'policy' in the test or the spec"),
+            },
+        };
+        let policy_path = r.path(&policy);
+        if !policy_path.is_file() {
+            let at = t.get("policy").or(root.get("policy")).unwrap_or(t);
+            return r.err(at, format!("policy '{policy}' not found"));
+        }
+        let hosts = match t.get("hosts") {
+            Some(h) => r.hosts(h)?,
+            None => match &default_hosts {
+                Some(h) => h.clone(),
+                None => return r.err(t, "no hosts: give 'hosts' in the test or the spec"),
+            },
+        };
+        let mut define = default_define.clone();
+        if let Some(d) = t.get("define") {
+            define.extend(r.strings(d, "define")?);
+        }
+        let bundlesequence = t
+            .get("bundlesequence")
+            .map(|b| r.strings(b, "bundlesequence").map(|v| v.join(",")))
+            .transpose()?;
+        let expect = match t.get("expect") {
+            Some(e) => r.expectations(e)?,
+            None => return r.err(t, "a test needs 'expect'"),
+        };
+        for host in hosts {
+            cases.push(Case {
+                spec: file.to_string(),
+                line: t.line,
+                name: name.clone(),
+                policy: policy_path.clone(),
+                host,
+                define: define.clone(),
+                bundlesequence: bundlesequence.clone(),
+                expect: expect.clone(),
+                acceptance: false,
+            });
+        }
+    }
+    Ok(cases)
+}
+
+/// An acceptance-style policy run as one case on `host`.
+pub fn acceptance(file: &str, host: &str) -> Case {
+    Case {
+        spec: file.to_string(),
+        line: 1,
+        name: Path::new(file)
+            .file_name()
+            .map_or_else(|| file.to_string(), |f| f.to_string_lossy().into_owned()),
+        policy: PathBuf::from(file),
+        host: HostSpec {
+            profile: host.to_string(),
+            label: if host == "local" {
+                "local".to_string()
+            } else {
+                Path::new(host)
+                    .file_name()
+                    .map_or_else(|| host.to_string(), |f| f.to_string_lossy().into_owned())
+            },
+            set: None,
+        },
+        define: Vec::new(),
+        bundlesequence: None,
+        expect: Vec::new(),
+        acceptance: true,
+    }
+}

@@ -1,0 +1,233 @@
+//! `cfsim test`: the spec suite under tests/specs passes (every expectation kind, the hENC demo, an
+//! acceptance-style policy); tests/specs_failing fails each kind with its spec line, expected and
+//! actual value; invalid specs exit 2 with `file:line:col: error:`; TAP output is read by a TAP parser
+//! (Python tap.py), JUnit by an XML Schema validator (Python xmlschema, docs/junit.xsd), JSON by serde;
+//! --filter, --shard and --jobs select and order cases deterministically.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cfsim_test(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .arg("test")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs a Python check over `input`; skipped with a note when the module is missing, except in CI.
+fn python(module: &str, script: &str, input: &str) {
+    let dir = std::env::temp_dir().join(format!("cfsim-test-py-{}-{module}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("input");
+    std::fs::write(&f, input).unwrap();
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import sys\ntry:\n    import {module}\nexcept ImportError:\n    print('SKIP: no {module}'); sys.exit(3)\n{script}"
+        ))
+        .arg(&f)
+        .arg(root())
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let o = match o {
+        Ok(o) => o,
+        Err(e) if !ci => return eprintln!("SKIP: no python3 ({e})"),
+        Err(e) => panic!("python3 missing under CI: {e}"),
+    };
+    if o.status.code() == Some(3) && !ci {
+        return eprintln!("{}", out(&o));
+    }
+    assert!(
+        o.status.success(),
+        "{module} check failed:\n{}{}",
+        out(&o),
+        err(&o)
+    );
+}
+
+#[test]
+fn passing_suite() {
+    let o = cfsim_test(&["tests/specs"]);
+    let text = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", err(&o));
+    assert!(text.ends_with("6 passed, 0 failed\n"), "{text}");
+    assert!(text.contains("ok   tests/specs/acceptance/greeting_test.cf: greeting_test.cf [local]"));
+    assert!(text.contains(
+        "ok   tests/specs/outcomes.cfsim.yaml: defines reach the policy [web1 renamed web9]"
+    ));
+    // the spec holds every expectation kind
+    let spec = std::fs::read_to_string(root().join("tests/specs/outcomes.cfsim.yaml")).unwrap();
+    for k in [
+        "exit_code:",
+        "classes:",
+        "not_classes:",
+        "vars:",
+        "matches:",
+        "unset:",
+        "reports:",
+        "not_reports:",
+        "outcomes:",
+        "set:",
+        "define:",
+    ] {
+        assert!(spec.contains(k), "{k}");
+    }
+}
+
+#[test]
+fn failing_suite_reports_each_expectation() {
+    let o = cfsim_test(&["tests/specs_failing"]);
+    let text = out(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    let f = "tests/specs_failing/failing.cfsim.yaml";
+    for (line, msg) in [
+        (7, "exit code"),
+        (8, "class 'not_a_class' is not defined"),
+        (9, "class 'greeted' is defined"),
+        (11, "variable default:main.greeting"),
+        (12, "variable default:main.colours"),
+        (13, "variable default:main.role"),
+        (14, "variable default:main.missing is not set"),
+        (17, "no report matches /goodbye from .*/"),
+        (18, "a report matches /hello from .*/"),
+        (20, "promise 'set_greeting'"),
+        (21, "no promise with handle 'no_such_handle' was evaluated"),
+        (25, "variable default:main.greeting is set"),
+    ] {
+        assert!(
+            text.contains(&format!("     {f}:{line}: {msg}")),
+            "{line} {msg}:\n{text}"
+        );
+    }
+    assert!(text.contains(
+        "       - expected: [\"red\", \"blue\"]\n       + actual:   [\"red\",\"green\"]"
+    ));
+    assert!(text.contains("FAIL tests/specs_failing/fail_test.cf: fail_test.cf [local]"));
+    assert!(text.contains("the policy reported FAIL"));
+    assert!(text.contains("ok   tests/specs_failing/failing.cfsim.yaml: this one passes"));
+    assert!(text.ends_with("1 passed, 3 failed\n"), "{text}");
+}
+
+#[test]
+fn invalid_specs_exit_2_with_their_location() {
+    for (file, expected) in [
+        ("unknown_key", ":6:7: error: unknown key 'clases' in expect"),
+        (
+            "bad_yaml",
+            ":7:1: error: invalid YAML: while parsing a flow sequence",
+        ),
+        (
+            "missing_policy",
+            ":1:9: error: policy 'nothere.cf' not found",
+        ),
+        (
+            "bad_regex",
+            ":6:17: error: reports: invalid regular expression",
+        ),
+        ("bad_outcome", ":6:22: error: unknown outcome 'fine'"),
+    ] {
+        let path = format!("tests/specs_invalid/{file}.cfsim.yaml");
+        let o = cfsim_test(&[&path]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        assert!(
+            err(&o).starts_with(&format!("{path}{expected}")),
+            "{file}: {}",
+            err(&o)
+        );
+    }
+    let o = cfsim_test(&["tests/no-such-dir"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn tap_junit_and_json_are_read_by_their_parsers() {
+    let paths = ["tests/specs", "tests/specs_failing"];
+    let tap = cfsim_test(&[&["--format", "tap"][..], &paths[..]].concat());
+    assert_eq!(tap.status.code(), Some(1));
+    python(
+        "tap",
+        r#"
+from tap.parser import Parser
+lines = list(Parser().parse_text(open(sys.argv[1]).read()))
+tests = [l for l in lines if l.category == 'test']
+plan = [l for l in lines if l.category == 'plan']
+assert plan and plan[0].expected_tests == len(tests) == 10, (plan, len(tests))
+assert sum(1 for t in tests if t.ok) == 7, [t.description for t in tests]
+bad = [l for l in lines if l.category == 'unknown' and not l.text.startswith('  ')]
+assert not bad, bad
+yamlish = [t.yaml_block for t in tests if not t.ok]
+print(len(tests), "TAP tests parsed")
+"#,
+        &out(&tap),
+    );
+    let junit = cfsim_test(&[&["--format", "junit"][..], &paths[..]].concat());
+    assert_eq!(junit.status.code(), Some(1));
+    python(
+        "xmlschema",
+        r#"
+import xml.etree.ElementTree as ET
+schema = xmlschema.XMLSchema(sys.argv[2] + "/docs/junit.xsd")
+schema.validate(sys.argv[1])
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall("./testsuite/testcase")
+assert len(cases) == 10 and root.get("tests") == "10", len(cases)
+assert len(root.findall("./testsuite/testcase/failure")) == 3
+print("JUnit valid:", len(cases), "testcases")
+"#,
+        &out(&junit),
+    );
+    let json = cfsim_test(&[&["--format", "json"][..], &paths[..]].concat());
+    let v: serde_json::Value = serde_json::from_str(&out(&json)).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["passed"], 7);
+    assert_eq!(v["failed"], 3);
+    let first_fail = v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "everything wrong")
+        .unwrap();
+    assert_eq!(first_fail["failures"].as_array().unwrap().len(), 11);
+    assert_eq!(first_fail["failures"][0]["line"], 7);
+}
+
+#[test]
+fn filter_shard_and_jobs() {
+    let o = cfsim_test(&["--filter", "hENC|henc_demo", "tests/specs"]);
+    assert!(out(&o).ends_with("2 passed, 0 failed\n"), "{}", out(&o));
+    let whole = out(&cfsim_test(&["-j", "1", "tests/specs"]));
+    assert_eq!(whole, out(&cfsim_test(&["-j", "2", "tests/specs"])));
+    let mut rows = Vec::new();
+    for k in 1..=2 {
+        let s = out(&cfsim_test(&["--shard", &format!("{k}/2"), "tests/specs"]));
+        rows.extend(
+            s.lines()
+                .filter(|l| l.starts_with("ok "))
+                .map(str::to_string),
+        );
+    }
+    let mut all: Vec<String> = whole
+        .lines()
+        .filter(|l| l.starts_with("ok "))
+        .map(str::to_string)
+        .collect();
+    rows.sort();
+    all.sort();
+    assert_eq!(rows, all);
+}
