@@ -190,7 +190,10 @@ fn check(e: &Expect, r: &Json) -> Option<(String, String, String)> {
                             items.len() == vals.len()
                                 && items.iter().zip(vals).all(|(a, b)| a.as_str() == Some(b))
                         }
-                        (other, false) => vals.first().is_some_and(|w| other.to_string() == *w),
+                        (other, false) => {
+                            let text = other.to_string();
+                            vals.first() == Some(&text)
+                        }
                         _ => false,
                     };
                     (!ok).then(|| (format!("variable {key}"), describe(want), show(v)))
