@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod diag;
+pub mod diff;
 pub mod eval;
 pub mod expr;
 pub mod fleet;

@@ -38,6 +38,29 @@ enum Cmd {
         #[arg(long = "host", default_value = "local")]
         host: String,
     },
+    /// What changes on each node between two revisions of a policy (exit 0 none, 2 changes, 1 failure)
+    Diff {
+        /// The old revision: a directory or git:REF
+        #[arg(long = "before")]
+        before: String,
+        /// The new revision: a directory or git:REF
+        #[arg(long = "after")]
+        after: String,
+        /// Entry policy, relative to each revision's root
+        #[arg(short = 'f', long = "file")]
+        file: String,
+        /// Host profiles: directories, quoted globs or files
+        #[arg(long = "hosts", required = true, num_args = 1..)]
+        hosts: Vec<String>,
+        /// text or json
+        #[arg(long = "format", default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+        #[arg(short = 'j', long = "jobs")]
+        jobs: Option<usize>,
+        /// Take only shard K of N (1-based) of the sorted hosts
+        #[arg(long = "shard", value_name = "K/N")]
+        shard: Option<String>,
+    },
     /// Simulate one policy for many host profiles in parallel: a summary per node, or JSON lines
     Fleet(FleetArgs),
     /// Host profiles: `cfsim host generate` makes synthetic fleets
@@ -288,6 +311,33 @@ fn main() -> ExitCode {
                 filter,
                 shard,
                 host,
+            })
+        }
+        Cmd::Diff {
+            before,
+            after,
+            file,
+            hosts,
+            format,
+            jobs,
+            shard,
+        } => {
+            let shard = match shard.as_deref().map(cfsim::fleet::Shard::parse) {
+                Some(Ok(s)) => Some(s),
+                Some(Err(e)) => {
+                    eprintln!("   error: {e}");
+                    return ExitCode::from(1);
+                }
+                None => None,
+            };
+            cli::diff::run(&cli::diff::Options {
+                before,
+                after,
+                file,
+                hosts,
+                json: format == "json",
+                jobs,
+                shard,
             })
         }
         Cmd::Fleet(a) => {

@@ -32,6 +32,7 @@ struct Tally {
     file: String,
     line: usize,
     handle: Option<String>,
+    written: String,
     promisers: Vec<String>,
     evaluations: usize,
     kept: usize,
@@ -98,6 +99,7 @@ fn promises(trace: &[TraceEvent]) -> Vec<Tally> {
                 file: e.file.clone(),
                 line: e.line,
                 handle: e.handle.clone(),
+                written: e.written.clone(),
                 ..Tally::default()
             });
             out.len() - 1
@@ -191,6 +193,7 @@ pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json 
                 "file": t.file,
                 "line": t.line,
                 "handle": t.handle,
+                "promiser": t.written,
                 "promisers": t.promisers,
                 "outcome": t.outcome(),
                 "evaluations": t.evaluations,

@@ -414,6 +414,7 @@ impl Engine<'_> {
             pass: self.pass,
             promise_type: t.to_string(),
             promiser: promiser.to_string(),
+            written: p.promiser.value.clone(),
             file: self.file_path(self.cur_file),
             line: self.line_of(p),
             iteration: if g { self.iteration } else { 0 },

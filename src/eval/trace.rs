@@ -44,6 +44,8 @@ pub struct TraceEvent {
     pub pass: u8,
     pub promise_type: String,
     pub promiser: String,
+    /// The promiser as written (not part of the JSON trace; the run's result uses it).
+    pub written: String,
     pub file: String,
     pub line: usize,
     pub iteration: usize,
