@@ -99,10 +99,8 @@ pub fn revision(spec: &str, tag: &str) -> Result<Revision, String> {
 /// Replaces the root's path in every string of `v` with `$(root)`.
 fn normalise(v: &mut Json, root: &str) {
     match v {
-        Json::String(s) => {
-            if !root.is_empty() && s.contains(root) {
-                *s = s.replace(root, "$(root)");
-            }
+        Json::String(s) if !root.is_empty() && s.contains(root) => {
+            *s = s.replace(root, "$(root)");
         }
         Json::Array(a) => a.iter_mut().for_each(|x| normalise(x, root)),
         Json::Object(o) => o.values_mut().for_each(|x| normalise(x, root)),
