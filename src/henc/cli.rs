@@ -32,7 +32,30 @@ pub fn henc(files: &[String], explain_mode: bool, lint_mode: bool) -> ExitCode {
     } else {
         files.to_vec()
     };
-    let sources = load(&names, &FsReader);
+    // inputs are read here, bounded, so that an oversized one is an error rather than a skipped file
+    let mut mem = super::MemReader::new();
+    for n in &names {
+        match super::read_bounded(n) {
+            Ok(bytes) => {
+                mem.files.insert(n.clone(), bytes);
+            }
+            Err(super::ReadError::TooLarge) => {
+                let what = if n == "-" {
+                    "standard input"
+                } else {
+                    n.as_str()
+                };
+                eprintln!(
+                    "cfsim henc: {what}: larger than {} MiB; not an ENC file",
+                    super::MAX_ENC_BYTES >> 20
+                );
+                return ExitCode::from(2);
+            }
+            // missing files are skipped, as the hENC module skips them
+            Err(super::ReadError::Unreadable) => {}
+        }
+    }
+    let sources = load(&names, &mem);
     if lint_mode {
         let findings = lint::lint(&sources);
         let mut text = String::new();
@@ -54,8 +77,29 @@ pub fn henc(files: &[String], explain_mode: bool, lint_mode: bool) -> ExitCode {
     write_out(&merge::merge(&sources, false).render())
 }
 
+/// Whether `node` is a host name Puppet could pass: labels of letters, digits, `-` and `_`, separated
+/// by dots, at most 253 bytes; never a path (`/`, `..`) that could read outside the ENC tree.
+pub fn valid_node_name(node: &str) -> bool {
+    !node.is_empty()
+        && node.len() <= 253
+        && node.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+}
+
 /// `cfsim enc NODE [--config FILE]`.
 pub fn enc(node: &str, config: Option<&str>) -> ExitCode {
+    if !valid_node_name(node) {
+        eprintln!(
+            "cfsim enc: `{node}` is not a node name (letters, digits, '-', '_' and dots; no '/' or '..')"
+        );
+        return ExitCode::from(2);
+    }
     let path = config
         .map(str::to_string)
         .or_else(|| std::env::var("CFSIM_ENC_CONFIG").ok())

@@ -17,18 +17,57 @@ pub trait EncReader {
     fn read(&self, name: &str) -> Option<Vec<u8>>;
 }
 
-/// Reads the real file system (`-` is standard input, as with Perl's `<>`).
+/// Largest ENC file (or standard input) read: 64 MiB. An ENC file is lines of classes and variables;
+/// anything larger is a mistake (`cfsim henc < /dev/zero`), reported instead of read.
+pub const MAX_ENC_BYTES: u64 = 64 << 20;
+
+/// Why an ENC input could not be read in full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// Missing, unreadable, or not a regular file (a FIFO or device is never opened).
+    Unreadable,
+    /// Larger than [`MAX_ENC_BYTES`].
+    TooLarge,
+}
+
+/// Reads at most [`MAX_ENC_BYTES`] of `name` (`-`: standard input); only regular files are opened,
+/// so a FIFO or `/dev/zero` cannot block or fill memory.
+pub fn read_bounded(name: &str) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    let read = if name == "-" {
+        std::io::stdin()
+            .lock()
+            .take(MAX_ENC_BYTES + 1)
+            .read_to_end(&mut buf)
+    } else {
+        let meta = std::fs::metadata(name).map_err(|_| ReadError::Unreadable)?;
+        if !meta.is_file() {
+            return Err(ReadError::Unreadable);
+        }
+        if meta.len() > MAX_ENC_BYTES {
+            return Err(ReadError::TooLarge);
+        }
+        std::fs::File::open(name)
+            .map_err(|_| ReadError::Unreadable)?
+            .take(MAX_ENC_BYTES + 1)
+            .read_to_end(&mut buf)
+    };
+    read.map_err(|_| ReadError::Unreadable)?;
+    if buf.len() as u64 > MAX_ENC_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(buf)
+}
+
+/// Reads the real file system (`-` is standard input, as with Perl's `<>`), through
+/// [`read_bounded`]: what cannot be read in full counts as missing.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FsReader;
 
 impl EncReader for FsReader {
     fn read(&self, name: &str) -> Option<Vec<u8>> {
-        if name == "-" {
-            let mut buf = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).ok()?;
-            return Some(buf);
-        }
-        std::fs::read(name).ok()
+        read_bounded(name).ok()
     }
 }
 

@@ -1,0 +1,120 @@
+//! Hostile and careless input, through the command line: each case of the robustness issue ends with a
+//! clear message and a non-zero exit, never an abort, a hang, a read outside what the user allowed, or
+//! unbounded memory. A child that does not finish within its generous time guard is killed (by its own
+//! PID) and the test fails: that catches a hang, it measures no speed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory of this test process.
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cfsim-hostile-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `cfsim ARGS` with `stdin`, killing it after `guard` (a hang is a failure).
+fn run_guarded(args: &[&str], stdin: Stdio, dir: &std::path::Path, guard: Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stdout.read_to_end(&mut b);
+        b
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stderr.read_to_end(&mut b);
+        b
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > guard {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("cfsim {args:?} still running after {guard:?}: a hang");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out_t.join().unwrap(),
+        stderr: err_t.join().unwrap(),
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn enc_node_names_must_be_names() {
+    for bad in ["../../../etc/passwd", "/etc/passwd", "a/b", "..", "-x", ""] {
+        let o = run_guarded(
+            &["enc", bad],
+            Stdio::null(),
+            &root(),
+            Duration::from_secs(60),
+        );
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            text(&o.stderr).contains("is not a node name"),
+            "{bad}: {}",
+            text(&o.stderr)
+        );
+        assert!(
+            !text(&o.stdout).contains("root:"),
+            "{bad}: read /etc/passwd"
+        );
+    }
+}
+
+#[test]
+fn henc_stdin_and_special_files_are_bounded() {
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let o = run_guarded(
+        &["henc"],
+        Stdio::from(zero),
+        &root(),
+        Duration::from_secs(120),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("standard input: larger than 64 MiB; not an ENC file"),
+        "{}",
+        text(&o.stderr)
+    );
+    // a FIFO nobody writes to is not opened (it would block forever), /dev/zero is not read
+    let d = scratch("fifo");
+    let fifo = d.join("enc.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(st.success());
+    let o = run_guarded(
+        &["henc", fifo.to_str().unwrap(), "/dev/zero"],
+        Stdio::null(),
+        &root(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o.stdout), "+henc_classification_completed\n");
+    let _ = std::fs::remove_dir_all(&d);
+}
