@@ -70,7 +70,7 @@ fn text(b: &[u8]) -> String {
 fn enc_node_names_must_be_names() {
     for bad in ["../../../etc/passwd", "/etc/passwd", "a/b", "..", "-x", ""] {
         let o = run_guarded(
-            &["enc", bad],
+            &["enc", "--", bad],
             Stdio::null(),
             &root(),
             Duration::from_secs(60),
