@@ -201,6 +201,12 @@ fn fleet_format(s: &str) -> cfsim::fleet::Format {
 }
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 the run completed (failed promises included, as cf-agent); 1 fatal \
+error or invalid policy (cf-agent would run its failsafe policy); 2 usage or I/O error (bad flags, host \
+profile, unreadable file); 3 a limit was hit (--max-call-depth, --max-iterations, --max-value-bytes, \
+--max-list-length, --module-timeout): the run went on, but the simulation is incomplete."
+)]
 struct AgentArgs {
     #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
     file: String,
@@ -240,12 +246,20 @@ struct AgentArgs {
     /// Write the run's result as JSON (schema: docs/result.schema.json) to PATH; `-` for stdout.
     #[arg(long = "result-json", value_name = "PATH")]
     result_json: Option<String>,
-    /// Deepest nesting of methods calls before cfsim stops with a diagnostic.
-    #[arg(long = "max-call-depth", default_value_t = 64)]
-    max_call_depth: usize,
-    /// Most iterations of one promise before cfsim skips it with a diagnostic.
-    #[arg(long = "max-iterations", default_value_t = 100_000)]
-    max_iterations: usize,
+    /// Deepest nesting of methods calls (1 to 10000) before cfsim stops with a diagnostic.
+    #[arg(long = "max-call-depth", default_value_t = 64,
+          value_parser = clap::value_parser!(u64).range(1..=cfsim::eval::MAX_CALL_DEPTH as u64))]
+    max_call_depth: u64,
+    /// Most iterations of one promise (at least 1) before cfsim skips it with a diagnostic.
+    #[arg(long = "max-iterations", default_value_t = 100_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_iterations: u64,
+    /// Largest string a variable may hold (bytes); larger values are not set, with a diagnostic.
+    #[arg(long = "max-value-bytes", default_value_t = 64 << 20)]
+    max_value_bytes: usize,
+    /// Most elements of a list (or values of a data container) a variable may hold.
+    #[arg(long = "max-list-length", default_value_t = 1_000_000)]
+    max_list_length: usize,
     /// Seconds to wait for a promise module's answer (`--exec`) before killing it.
     #[arg(long = "module-timeout", default_value_t = cfsim::module::promise_module::DEFAULT_TIMEOUT_SECS)]
     module_timeout: u64,
@@ -426,9 +440,11 @@ fn main() -> ExitCode {
                 result_json: a.result_json,
                 brief_result: false,
                 limits: Some(cfsim::eval::Limits {
-                    max_call_depth: a.max_call_depth,
-                    max_iterations: a.max_iterations,
+                    max_call_depth: usize::try_from(a.max_call_depth).unwrap_or(64),
+                    max_iterations: usize::try_from(a.max_iterations).unwrap_or(usize::MAX),
                     module_timeout_secs: a.module_timeout,
+                    max_value_bytes: a.max_value_bytes,
+                    max_list_length: a.max_list_length,
                 }),
             })
         }

@@ -118,3 +118,68 @@ fn henc_stdin_and_special_files_are_bounded() {
     assert_eq!(text(&o.stdout), "+henc_classification_completed\n");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+fn hostile_dir() -> PathBuf {
+    root().join("tests/hostile")
+}
+
+fn agent(policy: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["agent", "-K", "-f", policy];
+    args.extend_from_slice(extra);
+    run_guarded(
+        &args,
+        Stdio::null(),
+        &hostile_dir(),
+        Duration::from_secs(300),
+    )
+}
+
+#[test]
+fn deep_methods_recursion_ends_at_the_limit_not_in_a_stack_overflow() {
+    // aborted with a stack overflow around depth 2,843 (release) / 800 (debug) before the evaluation
+    // got a thread with a stack sized from the limit
+    let o = agent("./recurse.cf", &["--max-call-depth", "3000"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        out.contains("   error: cfsim: methods nested deeper than 3000 bundles; not calling 'rec'"),
+        "{}",
+        &out[out.len().saturating_sub(500)..]
+    );
+    let o = agent("./recurse.cf", &["--max-call-depth", "10001"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("10001 is not in 1..=10000"));
+}
+
+#[test]
+fn values_that_double_stop_at_the_size_limits() {
+    let o = agent("./double_string.cf", &["--max-value-bytes", "1048576"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        text(&o.stdout).contains("error: cfsim: the value of variable 's' is 1049598 bytes, more than the limit of 1048576 (--max-value-bytes); not set"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = agent("./double_list.cf", &["--max-list-length", "10000"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        text(&o.stdout).contains("error: cfsim: the value of variable 'l' has 16383 elements, more than the limit of 10000 (--max-list-length); not set"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn iteration_limit_is_checked_before_the_bindings_are_made_and_fails_the_run() {
+    let o = agent("./iterate_product.cf", &[]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(text(&o.stdout).contains(
+        "error: cfsim: promise '$(n) $(m) $(k)' would iterate more than 100000 times; skipped"
+    ));
+    // 0 would skip every promise, even one without a list: refused
+    let o = agent("./iterate_product.cf", &["--max-iterations", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("0 is not in 1.."));
+    let o = agent("./iterate_product.cf", &["--max-iterations", "1"]);
+    assert_eq!(o.status.code(), Some(3));
+}

@@ -1,7 +1,10 @@
 //! `cfsim agent`: simulate `cf-agent -K` on a policy for a host: load and validate, pre-evaluate, run the
 //! bundlesequence, print what cf-agent prints (at the chosen level), then the `--show-evaluated-*`
 //! tables and the trace. Exit codes: 0 done (even with failed promises, as cf-agent), 1 fatal error or
-//! invalid policy, 2 usage or I/O error (bad host profile, unreadable file, bad regex).
+//! invalid policy, 2 usage or I/O error (bad host profile, unreadable file, bad regex), 3
+//! ([`crate::eval::EXIT_LIMIT`]) a limit of the run was hit (the simulation is incomplete). The
+//! evaluation runs on a thread whose stack is sized from `--max-call-depth`, so the limit, not the
+//! stack, ends a deep recursion.
 
 use std::io::Write;
 
@@ -69,8 +72,33 @@ fn failed(f: crate::sim::Failure) -> RunResult {
     }
 }
 
-/// Runs the agent simulation (the host profile and the policy named by `o`) and returns its output.
+/// Runs the agent simulation (the host profile and the policy named by `o`) and returns its output,
+/// on a thread with a stack for `--max-call-depth` nested calls.
 pub fn simulate(o: &Options) -> RunResult {
+    let depth = o.limits.unwrap_or_default().max_call_depth;
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("cfsim-eval".into())
+            .stack_size(crate::eval::stack_bytes(depth))
+            .spawn_scoped(scope, || simulate_here(o));
+        match worker.map(|w| w.join()) {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => RunResult {
+                stdout: "   error: cfsim: the evaluation thread stopped unexpectedly\n".into(),
+                code: 1,
+                ..RunResult::default()
+            },
+            Err(e) => RunResult {
+                stdout: format!("   error: cfsim: cannot start the evaluation thread: {e}\n"),
+                code: 2,
+                ..RunResult::default()
+            },
+        }
+    })
+}
+
+/// [`simulate`] on the current thread.
+fn simulate_here(o: &Options) -> RunResult {
     let host = match crate::host::load_host(&o.host) {
         Ok(h) => h,
         Err(e) => {
@@ -151,6 +179,7 @@ pub fn simulate_policy(
         RunOptions {
             exec: o.exec,
             dry_run: o.dry_run,
+            limits: o.limits.unwrap_or_default(),
             ..RunOptions::default()
         },
     ) {
@@ -192,7 +221,13 @@ pub fn simulate_policy(
         Some(TraceFormat::Text) => stdout.push_str(&trace::render_text(&e.trace)),
         None => {}
     }
-    let code = if ok { 0 } else { 1 };
+    let code = if !ok {
+        1
+    } else if e.limit_hit {
+        crate::eval::EXIT_LIMIT
+    } else {
+        0
+    };
     let result = o.result_json.as_ref().map(|_| {
         let facts = crate::eval::result::RunFacts {
             policy: policy.entry(),

@@ -78,7 +78,10 @@ pub fn run(o: &Options) -> u8 {
         eprintln!("   error: no test found in {}", paths.join(", "));
         return 2;
     }
-    let mut pool = rayon::ThreadPoolBuilder::new();
+    // each worker evaluates whole runs: the stack of the evaluation thread of `cfsim agent`
+    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(crate::eval::stack_bytes(
+        crate::eval::Limits::default().max_call_depth,
+    ));
     if let Some(j) = o.jobs {
         pool = pool.num_threads(j.max(1));
     }

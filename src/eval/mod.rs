@@ -34,15 +34,20 @@ use hostenv::HostAdapter;
 use output::{LogLevel, Output};
 use trace::TraceEvent;
 
-/// Explicit limits of a run.
+/// Explicit limits of a run. Hitting one is reported where it happens and makes the run's exit code
+/// [`EXIT_LIMIT`].
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Deepest nesting of `methods` calls.
+    /// Deepest nesting of `methods` calls (at most [`MAX_CALL_DEPTH`]).
     pub max_call_depth: usize,
-    /// Most iterations of one promise.
+    /// Most iterations of one promise (at least 1).
     pub max_iterations: usize,
     /// Seconds cfsim waits for a line of a promise module's answer before killing it (`--exec`).
     pub module_timeout_secs: u64,
+    /// Largest string a variable may hold, in bytes.
+    pub max_value_bytes: usize,
+    /// Most elements of a list, or values (nodes) of a data container, a variable may hold.
+    pub max_list_length: usize,
 }
 
 impl Default for Limits {
@@ -51,8 +56,24 @@ impl Default for Limits {
             max_call_depth: 64,
             max_iterations: 100_000,
             module_timeout_secs: crate::module::promise_module::DEFAULT_TIMEOUT_SECS,
+            max_value_bytes: 64 << 20,
+            max_list_length: 1_000_000,
         }
     }
+}
+
+/// Highest `--max-call-depth` accepted: the evaluation thread's stack is sized from the limit
+/// ([`stack_bytes`]), so the limit, not the stack, ends a deep recursion.
+pub const MAX_CALL_DEPTH: usize = 10_000;
+
+/// Exit code of a run that hit one of its [`Limits`] (the simulation is incomplete).
+pub const EXIT_LIMIT: u8 = 3;
+
+/// Stack for an evaluation thread that may nest `max_call_depth` methods calls: 8 MiB for everything
+/// else plus 32 KiB a level (measured: about 3 KiB a level in a release build, 10–16 KiB in a debug
+/// build, so the margin is at least 2x).
+pub fn stack_bytes(max_call_depth: usize) -> usize {
+    (8 << 20) + max_call_depth.min(MAX_CALL_DEPTH) * (32 << 10)
 }
 
 /// Options of a run.
@@ -183,6 +204,8 @@ pub struct Engine<'h> {
     pub pending_call: Option<(String, String)>,
     /// A fatal error stopped the run (printed already); exit code 1.
     pub fatal: bool,
+    /// A limit of [`Limits`] was hit (the run goes on; its exit code becomes [`EXIT_LIMIT`]).
+    pub limit_hit: bool,
     /// Custom promise types declared with `promise agent NAME`: name, attributes, file.
     pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
     /// Bundle (index) and file of the promise under evaluation.
@@ -234,6 +257,7 @@ impl<'h> Engine<'h> {
             counts: Vec::new(),
             pending_call: None,
             fatal: false,
+            limit_hit: false,
             cur_file: 0,
             this_path: None,
             promise_types: Vec::new(),

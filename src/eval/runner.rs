@@ -92,6 +92,7 @@ impl Engine<'_> {
             return Agg::default();
         };
         if self.ctx.frames.len() >= self.opts.limits.max_call_depth {
+            self.limit_hit = true;
             self.log(
                 LogLevel::Error,
                 &format!(
@@ -312,9 +313,11 @@ impl Engine<'_> {
         for c in &p.constraints {
             rval_strings(&c.rval, &mut strings);
         }
-        let bindings = match iterate::bindings(&strings, &self.ctx) {
-            Ok(b) if b.len() <= self.opts.limits.max_iterations => b,
-            _ => {
+        let bindings = match iterate::bindings(&strings, &self.ctx, self.opts.limits.max_iterations)
+        {
+            Ok(b) => b,
+            Err(_) => {
+                self.limit_hit = true;
                 self.log(
                     LogLevel::Error,
                     &format!(

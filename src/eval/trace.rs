@@ -23,7 +23,7 @@
 //!   `already_defined`, `already_done`, `unresolved`, `deferred`, `not_simulated`, `undefined_type`,
 //!   `failed_function`, `constant` (a `policy => "constant"` variable kept its existing value),
 //!   `missing_bundle`, `no_value`, `illegal_identifier`, `type_mismatch`, `irreconcilable`,
-//!   `preliminary` (meanings in docs/trace.schema.json; with outcome `failed` they say why it failed). A
+//!   `preliminary`, `too_large` (meanings in docs/trace.schema.json; with outcome `failed` they say why it failed). A
 //!   custom promise whose module fails to start or rejects it is `failed`, not skipped.
 //! - `outcome` (string|null): `kept`, `repaired`, `failed` when the promise was actuated.
 //! - `classes_set`, `classes_cancelled` ([string]): classes this evaluation defined / removed.

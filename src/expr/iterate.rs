@@ -39,8 +39,14 @@ fn collect(s: &str, out: &mut Vec<String>, depth: usize) {
 pub struct TooManyIterations;
 
 /// All bindings for a promise whose strings (promiser, promisee, constraint values, in that order) are
-/// `strings`. No iterable reference gives one empty binding; an empty list gives none.
-pub fn bindings(strings: &[&str], env: &dyn VarLookup) -> Result<Vec<Binding>, TooManyIterations> {
+/// `strings`. No iterable reference gives one empty binding; an empty list gives none. More than
+/// `limit` bindings (or [`MAX_ITERATIONS`]) is an error as soon as the next one would be made, so
+/// memory stays within the limit however large the cartesian product.
+pub fn bindings(
+    strings: &[&str],
+    env: &dyn VarLookup,
+    limit: usize,
+) -> Result<Vec<Binding>, TooManyIterations> {
     let mut refs: Vec<String> = Vec::new();
     for s in strings {
         for r in references(s) {
@@ -50,7 +56,14 @@ pub fn bindings(strings: &[&str], env: &dyn VarLookup) -> Result<Vec<Binding>, T
         }
     }
     let mut out = Vec::new();
-    walk(&refs, 0, &mut Binding::new(), env, &mut out)?;
+    walk(
+        &refs,
+        0,
+        &mut Binding::new(),
+        env,
+        &mut out,
+        limit.min(MAX_ITERATIONS),
+    )?;
     Ok(out)
 }
 
@@ -60,9 +73,10 @@ fn walk(
     cur: &mut Binding,
     env: &dyn VarLookup,
     out: &mut Vec<Binding>,
+    limit: usize,
 ) -> Result<(), TooManyIterations> {
     let Some(r) = refs.get(i) else {
-        if out.len() >= MAX_ITERATIONS {
+        if out.len() >= limit {
             return Err(TooManyIterations);
         }
         out.push(cur.clone());
@@ -70,17 +84,17 @@ fn walk(
     };
     let name = expand_bound(r, env, cur);
     if name.unresolved || cur.contains_key(&name.text) || names_scalar(env, &name.text) {
-        return walk(refs, i + 1, cur, env, out);
+        return walk(refs, i + 1, cur, env, out, limit);
     }
     match resolve(env, &name.text) {
         Resolved::Iterable(values) => {
             for v in values {
                 cur.insert(name.text.clone(), v);
-                walk(refs, i + 1, cur, env, out)?;
+                walk(refs, i + 1, cur, env, out, limit)?;
                 cur.shift_remove(&name.text);
             }
             Ok(())
         }
-        _ => walk(refs, i + 1, cur, env, out),
+        _ => walk(refs, i + 1, cur, env, out, limit),
     }
 }

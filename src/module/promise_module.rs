@@ -107,6 +107,8 @@ impl Answer {
 pub struct StartError {
     pub message: String,
     pub stderr: Vec<String>,
+    /// The module was killed for a limit (it did not answer in time).
+    pub limit: bool,
 }
 
 impl From<String> for StartError {
@@ -114,6 +116,7 @@ impl From<String> for StartError {
         StartError {
             message,
             stderr: Vec::new(),
+            limit: false,
         }
     }
 }
@@ -271,7 +274,9 @@ impl PromiseModule {
                 )));
             }
             None => {
-                return Err(m.fail_start(m.timeout_message()));
+                let mut err = m.fail_start(m.timeout_message());
+                err.limit = true;
+                return Err(err);
             }
         };
         match m.read_line() {
@@ -288,7 +293,9 @@ impl PromiseModule {
                 )));
             }
             None => {
-                return Err(m.fail_start(m.timeout_message()));
+                let mut err = m.fail_start(m.timeout_message());
+                err.limit = true;
+                return Err(err);
             }
         }
         for flag in header.split(' ').skip(3) {
@@ -306,7 +313,11 @@ impl PromiseModule {
     fn fail_start(&mut self, message: String) -> StartError {
         let stderr = self.drain_stderr();
         self.kill(message.clone());
-        StartError { message, stderr }
+        StartError {
+            message,
+            stderr,
+            limit: false,
+        }
     }
 
     /// The stderr lines the module wrote so far. Its stderr is read by a thread of its own, so a line

@@ -460,6 +460,7 @@ fn start(
         Err(err) => {
             print_stderr(e, &err.stderr);
             e.log(LogLevel::Error, &err.message);
+            e.limit_hit |= err.limit;
             fail_recorded(e, def, t, p, promiser);
             false
         }
@@ -479,6 +480,8 @@ fn exchange(
     m.send(req);
     let a = m.receive(level);
     let stderr = m.drain_stderr();
+    // killed for a limit (no answer in time, an endless answer): the run is incomplete
+    e.limit_hit |= a.timed_out;
     print_stderr(e, &stderr);
     print_msgs(e, &a.msgs);
     a
