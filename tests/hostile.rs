@@ -183,3 +183,146 @@ fn iteration_limit_is_checked_before_the_bindings_are_made_and_fails_the_run() {
     let o = agent("./iterate_product.cf", &["--max-iterations", "1"]);
     assert_eq!(o.status.code(), Some(3));
 }
+
+/// A host profile (web1's, with `files_root`) in `dir`.
+fn profile_with_root(dir: &std::path::Path, files_root: &str) -> PathBuf {
+    let text =
+        std::fs::read_to_string(root().join("policies/hosts/web1-oslo-debian.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_object_mut().unwrap().remove("$schema");
+    v["files_root"] = serde_json::Value::String(files_root.to_string());
+    let p = dir.join("host.json");
+    std::fs::write(&p, v.to_string()).unwrap();
+    p
+}
+
+#[test]
+fn files_root_is_a_jail() {
+    use std::os::unix::fs::symlink;
+    let d = scratch("jail");
+    std::fs::create_dir_all(d.join("outside")).unwrap();
+    std::fs::write(d.join("outside/secret.txt"), "SECRET\n").unwrap();
+    let r = d.join("profile/root");
+    std::fs::create_dir_all(r.join("etc")).unwrap();
+    std::fs::write(r.join("etc/real.txt"), "inside\n").unwrap();
+    let secret = d.join("outside/secret.txt");
+    symlink(&secret, r.join("etc/abs")).unwrap(); // absolute target: re-rooted
+    symlink("../../../outside/secret.txt", r.join("etc/rel")).unwrap(); // climbs: stops at the root
+    symlink("/etc/real.txt", r.join("etc/ok")).unwrap(); // inside the root: followed
+    symlink("loop2", r.join("etc/loop1")).unwrap();
+    symlink("loop1", r.join("etc/loop2")).unwrap();
+    let host = profile_with_root(&d.join("profile"), "root");
+    let policy = d.join("jail.cf");
+    std::fs::write(
+        &policy,
+        format!(
+            r#"bundle agent main
+{{
+  vars:
+      "abs" string => readfile("/etc/abs", 100);
+      "rel" string => readfile("/etc/rel", 100);
+      "dots" string => readfile("/../../../outside/secret.txt", 100);
+      "ok" string => readfile("/etc/ok", 100);
+      "loop" string => readfile("/etc/loop1", 100);
+  reports:
+      "abs=$(abs) rel=$(rel) dots=$(dots) ok=$(ok) loop=$(loop)";
+      "outside seen" if => fileexists("{}");
+}}
+"#,
+            secret.display()
+        ),
+    )
+    .unwrap();
+    let o = run_guarded(
+        &[
+            "agent",
+            "-K",
+            "-f",
+            policy.to_str().unwrap(),
+            "--host",
+            host.to_str().unwrap(),
+        ],
+        Stdio::null(),
+        &d,
+        Duration::from_secs(60),
+    );
+    let out = text(&o.stdout);
+    assert!(!out.contains("SECRET"), "read outside the root:\n{out}");
+    assert!(!out.contains("outside seen"), "{out}");
+    assert!(
+        out.contains("R: abs=$(abs) rel=$(rel) dots=$(dots) ok=inside\n loop=$(loop)"),
+        "{out}"
+    );
+    // a relative files_root may not climb out of the profile's directory
+    let bad = profile_with_root(&d.join("profile"), "..");
+    let o = run_guarded(
+        &[
+            "agent",
+            "-K",
+            "-f",
+            policy.to_str().unwrap(),
+            "--host",
+            bad.to_str().unwrap(),
+        ],
+        Stdio::null(),
+        &d,
+        Duration::from_secs(60),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stdout).contains("field `files_root`: expected a directory below the profile's directory (no `..`), or an absolute path, got string \"..\""),
+        "{}",
+        text(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn functions_never_block_on_special_files() {
+    let d = scratch("special");
+    let fifo = d.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let policy = d.join("special.cf");
+    std::fs::write(
+        &policy,
+        format!(
+            r#"bundle agent main
+{{
+  vars:
+      "z" string => readfile("/dev/zero");
+      "f" string => readfile("{}", 10);
+      "j" data => readjson("/dev/zero", 100);
+  reports:
+      "done z=$(z)";
+}}
+"#,
+            fifo.display()
+        ),
+    )
+    .unwrap();
+    // with this machine as the host: the real agent would read /dev/zero until memory runs out and
+    // block on the FIFO (recorded: cf-agent 3.21 hangs on readfile of a FIFO)
+    let o = run_guarded(
+        &[
+            "agent",
+            "-K",
+            "-f",
+            policy.to_str().unwrap(),
+            "--host",
+            "local",
+        ],
+        Stdio::null(),
+        &d,
+        Duration::from_secs(60),
+    );
+    assert!(
+        text(&o.stdout).contains("R: done z=$(z)"),
+        "{}",
+        text(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -47,7 +47,12 @@ fn read_lines(path: &str) -> Vec<String> {
 
 impl HostEnv for LocalHost {
     fn read_file(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(path).ok()
+        // regular files only, bounded: /dev/zero or a FIFO never blocks or fills memory
+        crate::host::read::read_regular(
+            std::path::Path::new(path),
+            crate::host::read::MAX_READ_BYTES,
+        )
+        .ok()
     }
     fn stat(&self, path: &str, follow: bool) -> Option<FileStat> {
         let m = if follow {

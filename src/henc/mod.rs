@@ -21,43 +21,16 @@ pub trait EncReader {
 /// anything larger is a mistake (`cfsim henc < /dev/zero`), reported instead of read.
 pub const MAX_ENC_BYTES: u64 = 64 << 20;
 
-/// Why an ENC input could not be read in full.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadError {
-    /// Missing, unreadable, or not a regular file (a FIFO or device is never opened).
-    Unreadable,
-    /// Larger than [`MAX_ENC_BYTES`].
-    TooLarge,
-}
+pub use crate::host::read::ReadError;
 
 /// Reads at most [`MAX_ENC_BYTES`] of `name` (`-`: standard input); only regular files are opened,
 /// so a FIFO or `/dev/zero` cannot block or fill memory.
 pub fn read_bounded(name: &str) -> Result<Vec<u8>, ReadError> {
-    use std::io::Read;
-    let mut buf = Vec::new();
-    let read = if name == "-" {
-        std::io::stdin()
-            .lock()
-            .take(MAX_ENC_BYTES + 1)
-            .read_to_end(&mut buf)
+    if name == "-" {
+        crate::host::read::read_stdin(MAX_ENC_BYTES)
     } else {
-        let meta = std::fs::metadata(name).map_err(|_| ReadError::Unreadable)?;
-        if !meta.is_file() {
-            return Err(ReadError::Unreadable);
-        }
-        if meta.len() > MAX_ENC_BYTES {
-            return Err(ReadError::TooLarge);
-        }
-        std::fs::File::open(name)
-            .map_err(|_| ReadError::Unreadable)?
-            .take(MAX_ENC_BYTES + 1)
-            .read_to_end(&mut buf)
-    };
-    read.map_err(|_| ReadError::Unreadable)?;
-    if buf.len() as u64 > MAX_ENC_BYTES {
-        return Err(ReadError::TooLarge);
+        crate::host::read::read_regular(std::path::Path::new(name), MAX_ENC_BYTES)
     }
-    Ok(buf)
 }
 
 /// Reads the real file system (`-` is standard input, as with Perl's `<>`), through

@@ -1,33 +1,36 @@
 //! The host's file system as cfsim sees it: [`Host::file`], [`Host::file_exists`], [`Host::is_dir`],
-//! [`Host::list_dir`] over the profile's file map and the optional `files_root` directory (read-only;
-//! `..` refused; files over [`MAX_HOST_FILE_BYTES`] are not read).
+//! [`Host::list_dir`] over the profile's file map and the optional `files_root` directory: read-only,
+//! every path resolved inside the root with chroot semantics (symlinks and `..` never leave it, see
+//! [`super::read::resolve_in_root`]), regular files of at most [`MAX_HOST_FILE_BYTES`] read.
 
+use super::read::{read_regular, resolve_in_root};
 use super::{Host, HostFile};
 
 /// Upper bound on a file read through [`Host::file`] from `files_root` (bytes).
-pub const MAX_HOST_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_HOST_FILE_BYTES: u64 = super::read::MAX_READ_BYTES;
 
 impl Host {
+    /// The real path of host path `path` under `files_root`, if the host has a root.
+    fn under_root(&self, path: &str) -> Option<std::path::PathBuf> {
+        let root = self.files.root.as_ref()?;
+        resolve_in_root(root, path)
+    }
+
     /// The host's file at absolute `path`: the profile map first, then `files_root`.
     pub fn file(&self, path: &str) -> Option<HostFile> {
         if let Some(f) = self.files.map.get(path) {
             return Some(f.clone());
         }
-        let root = self.files.root.as_ref()?;
-        let rel = path.trim_start_matches('/');
-        if rel.split('/').any(|c| c == "..") {
-            return None;
-        }
-        let full = root.join(rel);
-        let meta = std::fs::metadata(&full).ok()?;
-        if !meta.is_file() || meta.len() > MAX_HOST_FILE_BYTES {
-            return None;
-        }
-        let content = std::fs::read_to_string(&full).ok()?;
+        let full = self.under_root(path)?;
+        let bytes = read_regular(&full, MAX_HOST_FILE_BYTES).ok()?;
+        let content = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
         #[cfg(unix)]
         let mode = {
             use std::os::unix::fs::PermissionsExt;
-            meta.permissions().mode() & 0o7777
+            std::fs::metadata(&full).ok()?.permissions().mode() & 0o7777
         };
         #[cfg(not(unix))]
         let mode = 0o644;
@@ -36,16 +39,10 @@ impl Host {
 
     /// Whether `path` exists on the host (file in the map, or any entry under `files_root`).
     pub fn file_exists(&self, path: &str) -> bool {
-        if self.files.map.contains_key(path) {
-            return true;
-        }
-        match &self.files.root {
-            Some(root) => {
-                let rel = path.trim_start_matches('/');
-                !rel.split('/').any(|c| c == "..") && root.join(rel).exists()
-            }
-            None => false,
-        }
+        self.files.map.contains_key(path)
+            || self
+                .under_root(path)
+                .is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
     }
 
     /// Whether `path` is a directory on the host: a prefix of a mapped file, or a directory under
@@ -56,13 +53,8 @@ impl Host {
         if p.is_empty() || self.files.map.keys().any(|k| k.starts_with(&prefix)) {
             return true;
         }
-        match &self.files.root {
-            Some(root) => {
-                let rel = p.trim_start_matches('/');
-                !rel.split('/').any(|c| c == "..") && root.join(rel).is_dir()
-            }
-            None => false,
-        }
+        self.under_root(p)
+            .is_some_and(|full| std::fs::symlink_metadata(full).is_ok_and(|m| m.is_dir()))
     }
 
     /// Names directly inside directory `path` (mapped files and `files_root` entries), sorted.
@@ -78,15 +70,12 @@ impl Host {
             .filter(|n| !n.is_empty())
             .map(str::to_string)
             .collect();
-        if let Some(root) = &self.files.root {
-            let rel = p.trim_start_matches('/');
-            if !rel.split('/').any(|c| c == "..") {
-                if let Ok(rd) = std::fs::read_dir(root.join(rel)) {
-                    names.extend(
-                        rd.filter_map(|e| e.ok())
-                            .map(|e| e.file_name().to_string_lossy().to_string()),
-                    );
-                }
+        if let Some(full) = self.under_root(p) {
+            if let Ok(rd) = std::fs::read_dir(full) {
+                names.extend(
+                    rd.filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().to_string()),
+                );
             }
         }
         names.sort();

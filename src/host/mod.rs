@@ -17,6 +17,7 @@ pub mod os_classes;
 pub mod profile;
 pub mod profile_out;
 mod profile_parts;
+pub mod read;
 pub mod sysvars;
 mod sysvars_net;
 pub mod time;

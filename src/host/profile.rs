@@ -298,9 +298,34 @@ impl Reader<'_> {
             }
             None => None,
         };
-        let files_root = self
-            .string(m, "files_root", "files_root")?
-            .map(|r| base.join(r));
+        let files_root = match self.string(m, "files_root", "files_root")? {
+            None => None,
+            Some(r) => {
+                let rel = Path::new(&r);
+                // a relative root stays below the profile's directory: `..` would hand the host
+                // whatever lies above it; an absolute root is the user's explicit choice
+                if rel.is_relative()
+                    && rel
+                        .components()
+                        .any(|c| matches!(c, std::path::Component::ParentDir))
+                {
+                    return self.err(
+                        "files_root",
+                        "a directory below the profile's directory (no `..`), or an absolute path",
+                        format!("string \"{r}\""),
+                    );
+                }
+                let full = base.join(rel);
+                if !full.is_dir() {
+                    return self.err(
+                        "files_root",
+                        "an existing directory",
+                        format!("string \"{r}\" ({} is not a directory)", full.display()),
+                    );
+                }
+                Some(full)
+            }
+        };
         let users = self.users(m.get("users"))?;
         let current_user = self
             .string(m, "current_user", "current_user")?
