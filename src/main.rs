@@ -124,6 +124,9 @@ struct PromisesArgs {
     /// Let functions run commands (execresult, returnszero, …) as cf-promises does; without it they fail.
     #[arg(long = "exec")]
     exec: bool,
+    /// Let host2ip() and other name lookups use DNS (with --host local); otherwise the host's /etc/hosts answers.
+    #[arg(long = "allow-network")]
+    allow_network: bool,
 }
 
 #[derive(clap::Args)]
@@ -234,9 +237,12 @@ struct AgentArgs {
     /// Host profile JSON file, or `local` (default).
     #[arg(long = "host", default_value = "local")]
     host: String,
-    /// Run commands for real instead of simulating them.
+    /// Run commands for real instead of simulating them (implies --allow-network).
     #[arg(long = "exec")]
     exec: bool,
+    /// Let host2ip() and other name lookups use DNS (with --host local); otherwise the host's /etc/hosts answers.
+    #[arg(long = "allow-network")]
+    allow_network: bool,
     /// Print the evaluation trace: `--trace` text, `--trace=json` JSON lines.
     #[arg(long = "trace", num_args = 0..=1, default_missing_value = "text", require_equals = true)]
     trace: Option<String>,
@@ -409,6 +415,7 @@ fn main() -> ExitCode {
                 define: a.define,
                 negate: a.negate,
                 exec: a.exec,
+                allow_network: a.allow_network,
             })
         }
         Cmd::Agent(a) => {
@@ -435,6 +442,7 @@ fn main() -> ExitCode {
                 show_classes: a.show_evaluated_classes,
                 show_vars: a.show_evaluated_vars,
                 exec: a.exec,
+                allow_network: a.allow_network,
                 trace,
                 trace_file: a.trace_file,
                 result_json: a.result_json,

@@ -37,6 +37,8 @@ pub struct Options {
     pub show_classes: Option<String>,
     pub show_vars: Option<String>,
     pub exec: bool,
+    /// `--allow-network`: names may be resolved with DNS (`--exec` implies it).
+    pub allow_network: bool,
     pub trace: Option<TraceFormat>,
     /// `--trace-file PATH`: the trace as JSON lines in PATH (`-`: stdout, after the run's output).
     pub trace_file: Option<String>,
@@ -167,6 +169,7 @@ pub fn simulate_policy(
         dry_run: o.dry_run,
         trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
         limits: o.limits.unwrap_or_default(),
+        allow_network: o.allow_network,
     };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
     // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
@@ -180,6 +183,7 @@ pub fn simulate_policy(
             exec: o.exec,
             dry_run: o.dry_run,
             limits: o.limits.unwrap_or_default(),
+            allow_network: o.allow_network,
             ..RunOptions::default()
         },
     ) {

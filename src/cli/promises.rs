@@ -43,6 +43,8 @@ pub struct Options {
     pub negate: Vec<String>,
     /// `--exec`: functions may run commands (cfsim never runs them otherwise).
     pub exec: bool,
+    /// `--allow-network`: names may be resolved with DNS (`--exec` implies it).
+    pub allow_network: bool,
 }
 
 /// Log line in cf-promises' format (level right-aligned in 8 columns).
@@ -164,6 +166,7 @@ fn pre_evaluate<'h>(
             crate::eval::output::LogLevel::Notice,
             crate::eval::RunOptions {
                 exec: opts.exec,
+                allow_network: opts.allow_network,
                 ..crate::eval::RunOptions::default()
             },
         )

@@ -2,7 +2,8 @@
 //! discovery). Files come from the host's file map / `files_root`, time and names from the host facts,
 //! command results from the profile. Only a `local` host falls back to this machine for read-only lookups;
 //! commands asked for by functions (`execresult`, `returnszero`, …) run only when the run allows execution
-//! (`cfsim agent --exec`), because a simulation never changes the machine.
+//! (`cfsim agent --exec`), because a simulation never changes the machine, and names are resolved by
+//! the host's own `/etc/hosts` unless the run allows the network (`--exec`, `--allow-network`).
 
 use crate::expr::host::{
     Capture, CommandOutput, FileStat, GroupInfo, HostEnv, LastSeen, PackageInfo, ProcessInfo,
@@ -17,6 +18,8 @@ pub struct HostAdapter<'a> {
     local: Option<LocalHost>,
     /// Commands may run on this machine (`--exec`).
     pub allow_exec: bool,
+    /// Names may be resolved by this machine's resolver, DNS included (`--exec`, `--allow-network`).
+    pub allow_network: bool,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -27,6 +30,7 @@ impl<'a> HostAdapter<'a> {
             host,
             local,
             allow_exec: false,
+            allow_network: false,
         }
     }
 }
@@ -142,10 +146,17 @@ impl HostEnv for HostAdapter<'_> {
         }
     }
     fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
-        self.local.as_ref().and_then(|l| l.resolve_host(name))
+        if let (Some(l), true) = (&self.local, self.allow_network) {
+            return l.resolve_host(name);
+        }
+        // no network: the host's own /etc/hosts
+        let text = self.read_file("/etc/hosts")?;
+        let found = crate::host::names::hosts_forward(&String::from_utf8_lossy(&text), name);
+        (!found.is_empty()).then_some(found)
     }
     fn reverse_lookup(&self, ip: &str) -> Option<String> {
-        self.local.as_ref().and_then(|l| l.reverse_lookup(ip))
+        let text = self.read_file("/etc/hosts")?;
+        crate::host::names::hosts_reverse(&String::from_utf8_lossy(&text), ip)
     }
     fn disk_free(&self, path: &str) -> Option<i64> {
         self.local.as_ref().and_then(|l| l.disk_free(path))

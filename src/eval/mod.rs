@@ -86,6 +86,8 @@ pub struct RunOptions {
     /// Collect the trace.
     pub trace: bool,
     pub limits: Limits,
+    /// Resolve names with this machine's resolver, DNS included (`--allow-network`; `--exec` implies it).
+    pub allow_network: bool,
 }
 
 /// A bundle of the merged policy with its normalised namespace/name and its file.
@@ -231,6 +233,7 @@ impl<'h> Engine<'h> {
     ) -> Engine<'h> {
         let mut adapter = HostAdapter::new(host);
         adapter.allow_exec = opts.exec && !opts.dry_run;
+        adapter.allow_network = opts.exec || opts.allow_network;
         let mut e = Engine {
             ctx: Context::default(),
             files: Vec::new(),

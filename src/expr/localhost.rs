@@ -237,18 +237,11 @@ impl HostEnv for LocalHost {
         lo + (z % span) as i64
     }
     fn resolve_host(&self, name: &str) -> Option<Vec<String>> {
-        use std::net::ToSocketAddrs;
-        let addrs = (name, 0).to_socket_addrs().ok()?;
-        let mut out: Vec<String> = addrs.map(|a| a.ip().to_string()).collect();
-        out.dedup();
-        (!out.is_empty()).then_some(out)
+        crate::host::names::resolve_dns(name)
     }
     fn reverse_lookup(&self, ip: &str) -> Option<String> {
-        read_lines("/etc/hosts").iter().find_map(|l| {
-            let l = l.split('#').next().unwrap_or("");
-            let mut f = l.split_whitespace();
-            (f.next()? == ip).then(|| f.next().map(str::to_string))?
-        })
+        let text = std::fs::read_to_string("/etc/hosts").ok()?;
+        crate::host::names::hosts_reverse(&text, ip)
     }
     fn disk_free(&self, path: &str) -> Option<i64> {
         let out = Command::new("df").args(["-P", "-k", path]).output().ok()?;

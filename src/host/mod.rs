@@ -13,6 +13,7 @@ pub mod hard_classes;
 pub mod iprange;
 pub mod keydigest;
 pub mod local;
+pub mod names;
 pub mod os_classes;
 pub mod profile;
 pub mod profile_out;
