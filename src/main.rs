@@ -243,6 +243,10 @@ struct AgentArgs {
     /// Let host2ip() and other name lookups use DNS (with --host local); otherwise the host's /etc/hosts answers.
     #[arg(long = "allow-network")]
     allow_network: bool,
+    /// A module program (as the commands promise names it) that is the hENC module: cfsim merges its
+    /// ENC files natively instead of running it (a `cfsim henc` wrapper is recognised without this)
+    #[arg(long = "henc-module", value_name = "PATH")]
+    henc_module: Vec<String>,
     /// Print the evaluation trace: `--trace` text, `--trace=json` JSON lines.
     #[arg(long = "trace", num_args = 0..=1, default_missing_value = "text", require_equals = true)]
     trace: Option<String>,
@@ -443,6 +447,7 @@ fn main() -> ExitCode {
                 show_vars: a.show_evaluated_vars,
                 exec: a.exec,
                 allow_network: a.allow_network,
+                henc_modules: a.henc_module,
                 trace,
                 trace_file: a.trace_file,
                 result_json: a.result_json,

@@ -337,18 +337,30 @@ fn property_merging_a_list_twice_is_merging_it_once() {
 
 #[test]
 fn native_module_merges_henc_promises_without_running_them() {
-    use cfsim::henc::{native_henc_args, native_henc_output};
+    use cfsim::henc::{is_henc_wrapper, module_argv, native_henc_output};
     use cfsim::module::protocol::{parse_output, Event};
     assert_eq!(
-        native_henc_args("/var/cfengine/modules/henc /e/a /e/b"),
-        Some(vec!["/e/a".into(), "/e/b".into()])
+        module_argv("/var/cfengine/modules/henc /e/a /e/b"),
+        Some((
+            "/var/cfengine/modules/henc".into(),
+            vec!["/e/a".into(), "/e/b".into()]
+        ))
     );
-    assert_eq!(native_henc_args("/usr/bin/hencx /e/a"), None);
+    // recognised by content, never by name
+    assert!(is_henc_wrapper("#!/bin/sh\nexec cfsim henc \"$@\"\n"));
+    assert!(is_henc_wrapper(
+        "#!/bin/sh\nexec /usr/local/bin/cfsim henc \"$@\"\n"
+    ));
+    assert!(!is_henc_wrapper(
+        "#!/bin/sh\n# exec cfsim henc\necho +pwned\n"
+    ));
+    assert!(!is_henc_wrapper("#!/usr/bin/perl\nprint \"+web\\n\";\n"));
     let r = MemReader::new()
         .with("/e/a", "+web\n=role=www\n")
         .with("/e/b", "-web\n");
     let cmd = "/var/cfengine/modules/henc /e/a /e/b /e/missing";
-    let out = native_henc_output(cmd, &r).unwrap();
+    let (_, args) = module_argv(cmd).unwrap();
+    let out = native_henc_output(&args, &r);
     assert_eq!(out, "+henc_classification_completed\n-web\n=role=www\n");
     // The protocol layer then sees it as the agent would: context `henc`.
     let events = parse_output(cmd, &out);

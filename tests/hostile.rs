@@ -326,3 +326,47 @@ fn functions_never_block_on_special_files() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_module_named_henc_is_not_trusted_by_its_name() {
+    let d = scratch("henc-name");
+    std::fs::create_dir_all(d.join("modules")).unwrap();
+    std::fs::create_dir_all(d.join("enc")).unwrap();
+    let module = d.join("modules/henc");
+    std::fs::write(&module, "#!/bin/sh\necho \"+pwned\"\n").unwrap();
+    let st = Command::new("chmod")
+        .arg("755")
+        .arg(&module)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    std::fs::write(d.join("enc/a"), "+from_enc\n").unwrap();
+    std::fs::write(
+        d.join("p.cf"),
+        r#"bundle agent main
+{
+  commands:
+      "$(this.promise_dirname)/modules/henc $(this.promise_dirname)/enc/a" module => "true";
+  reports:
+      "pwned" if => "pwned";
+      "from_enc" if => "from_enc";
+      "done";
+}
+"#,
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["agent", "-K", "-f", "./p.cf"];
+        args.extend_from_slice(extra);
+        text(&run_guarded(&args, Stdio::null(), &d, Duration::from_secs(60)).stdout)
+    };
+    // a different script called henc: not merged natively (the built-in merge used to answer, and
+    // its classes appeared although the script never ran)
+    assert_eq!(run(&[]), "R: done\n");
+    // it runs only with --exec, as any command
+    assert_eq!(run(&["--exec"]), "R: pwned\nR: done\n");
+    // declared an hENC module explicitly: merged natively
+    let m = module.to_string_lossy().into_owned();
+    assert_eq!(run(&["--henc-module", &m]), "R: from_enc\nR: done\n");
+    let _ = std::fs::remove_dir_all(&d);
+}

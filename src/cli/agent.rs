@@ -39,6 +39,8 @@ pub struct Options {
     pub exec: bool,
     /// `--allow-network`: names may be resolved with DNS (`--exec` implies it).
     pub allow_network: bool,
+    /// `--henc-module PATH`: programs cfsim answers with its built-in hENC merge.
+    pub henc_modules: Vec<String>,
     pub trace: Option<TraceFormat>,
     /// `--trace-file PATH`: the trace as JSON lines in PATH (`-`: stdout, after the run's output).
     pub trace_file: Option<String>,
@@ -170,6 +172,7 @@ pub fn simulate_policy(
         trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
         limits: o.limits.unwrap_or_default(),
         allow_network: o.allow_network,
+        henc_modules: o.henc_modules.clone(),
     };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
     // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:

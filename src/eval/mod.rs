@@ -88,6 +88,8 @@ pub struct RunOptions {
     pub limits: Limits,
     /// Resolve names with this machine's resolver, DNS included (`--allow-network`; `--exec` implies it).
     pub allow_network: bool,
+    /// Programs declared hENC modules (`--henc-module PATH`): merged natively by cfsim.
+    pub henc_modules: Vec<String>,
 }
 
 /// A bundle of the merged policy with its normalised namespace/name and its file.

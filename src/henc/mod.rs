@@ -86,17 +86,30 @@ pub fn merge_files(names: &[String], reader: &dyn EncReader) -> Vec<u8> {
     merge(&sources, false).render()
 }
 
-/// The ENC file arguments of a `commands` promiser whose program is named `henc` (basename of `argv[0]`),
-/// or `None` for any other program. Such a module promise is merged natively, without executing anything.
-pub fn native_henc_args(command: &str) -> Option<Vec<String>> {
+/// The program and the ENC file arguments of a module command line.
+pub fn module_argv(command: &str) -> Option<(String, Vec<String>)> {
     let argv = crate::module::process::split_command(command);
     let (prog, args) = argv.split_first()?;
-    (prog.rsplit('/').next() == Some("henc")).then(|| args.to_vec())
+    Some((prog.clone(), args.to_vec()))
 }
 
-/// The module output of a native hENC promise (`None` when the program is not `henc`): the merge of its
-/// argument files read through `reader`, ready for `module::protocol::parse_output`.
-pub fn native_henc_output(command: &str, reader: &dyn EncReader) -> Option<String> {
-    let args = native_henc_args(command)?;
-    Some(String::from_utf8_lossy(&merge_files(&args, reader)).into_owned())
+/// Whether the text of a module program is a wrapper that runs cfsim's hENC merge (a line, not a
+/// comment, invoking `cfsim henc`, as `policies/henc/demo/modules/henc` does): cfsim then merges
+/// natively instead of running it. A program is never recognised by its name alone: any other
+/// script called `henc` is a command like every other (run only with `--exec`).
+pub fn is_henc_wrapper(text: &str) -> bool {
+    text.lines().map(str::trim).any(|l| {
+        !l.starts_with('#') && {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words
+                .windows(2)
+                .any(|w| w[0].trim_matches(['"', '\'']).ends_with("cfsim") && w[1] == "henc")
+        }
+    })
+}
+
+/// The module output of a native hENC promise: the merge of the argument files read through `reader`,
+/// ready for `module::protocol::parse_output`.
+pub fn native_henc_output(args: &[String], reader: &dyn EncReader) -> String {
+    String::from_utf8_lossy(&merge_files(args, reader)).into_owned()
 }

@@ -209,8 +209,18 @@ fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option
             host: &e.host,
             policy_dir,
         };
-        if let Some(out) = crate::henc::native_henc_output(cmd, &reader) {
-            return Ran::done(0, out);
+        // the built-in hENC merge answers for a program declared an hENC module (--henc-module) or
+        // recognised as a `cfsim henc` wrapper by its content, never for a name
+        if let Some((prog, args)) = crate::henc::module_argv(cmd) {
+            let declared = e.opts.henc_modules.iter().any(|m| {
+                absolute(std::path::Path::new(m)) == absolute(std::path::Path::new(&prog))
+            });
+            if declared
+                || crate::henc::EncReader::read(&reader, &prog)
+                    .is_some_and(|t| crate::henc::is_henc_wrapper(&String::from_utf8_lossy(&t)))
+            {
+                return Ran::done(0, crate::henc::native_henc_output(&args, &reader));
+            }
         }
     }
     if !e.opts.exec || e.opts.dry_run {
@@ -262,7 +272,7 @@ impl crate::henc::EncReader for HostReader<'_, '_> {
     fn read(&self, name: &str) -> Option<Vec<u8>> {
         let p = absolute(std::path::Path::new(name));
         if !self.policy_dir.as_os_str().is_empty() && p.starts_with(&self.policy_dir) {
-            return std::fs::read(&p).ok();
+            return crate::host::read::read_regular(&p, crate::henc::MAX_ENC_BYTES).ok();
         }
         self.host.read_file(name)
     }
