@@ -152,6 +152,42 @@ impl Context {
         }
     }
 
+    /// Removes the variables `keys` (those that exist) in one pass over the table: linear in the size
+    /// of the table, where removing them one by one costs a pass each (100,000 parameters of a methods
+    /// call took minutes).
+    pub fn remove_vars(&mut self, keys: &[VarKey]) {
+        let mut gone: Vec<usize> = keys
+            .iter()
+            .filter_map(|k| self.vars.get_index_of(k))
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        gone.sort_unstable();
+        gone.dedup();
+        for &pos in &gone {
+            let Some((key, _)) = self.vars.get_index(pos) else {
+                continue;
+            };
+            if let Some(a) = array_of(key) {
+                if let Some(n) = self.arrays.get_mut(&a) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+        }
+        let mut i = 0;
+        let mut next = 0;
+        self.vars.retain(|_, _| {
+            let drop = gone.get(next) == Some(&i);
+            if drop {
+                next += 1;
+            }
+            i += 1;
+            !drop
+        });
+        self.table.remove_many(&gone);
+    }
+
     /// Removes the classic array entries (`name[...]`) of bundle `ns:bundle`.
     pub fn clear_arrays(&mut self, ns: &str, bundle: &str) {
         let gone: Vec<VarKey> = self
@@ -160,9 +196,7 @@ impl Context {
             .filter(|(n, s, l)| n == ns && s == bundle && l.contains('['))
             .cloned()
             .collect();
-        for k in &gone {
-            self.remove_var(k);
-        }
+        self.remove_vars(&gone);
     }
 
     /// Empties the `this` scope (lazily: see `this_stale`).

@@ -193,10 +193,11 @@ impl Engine<'_> {
         self.bundle_args.clear();
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {
-            for p in &params {
-                self.ctx
-                    .remove_var(&(def.ns.clone(), def.name.clone(), p.clone()));
-            }
+            let keys: Vec<_> = params
+                .iter()
+                .map(|p| (def.ns.clone(), def.name.clone(), p.clone()))
+                .collect();
+            self.ctx.remove_vars(&keys);
         }
         self.pass = saved_pass;
         self.stage = saved_stage;

@@ -153,6 +153,39 @@ impl AgentTable {
         }
     }
 
+    /// Forgets the entries at the positions `gone` (sorted, distinct) in one pass: what as many calls
+    /// of [`AgentTable::remove`] do, in linear time. Later positions move down by the number of removed
+    /// positions before them; the table halves as often as the removals one by one would make it (the
+    /// survivors' order does not depend on when a removal happens relative to a resize).
+    pub fn remove_many(&mut self, gone: &[usize]) {
+        if gone.is_empty() {
+            return;
+        }
+        let removed = |p: usize| gone.binary_search(&p).is_ok();
+        let remap = |p: &mut usize| *p -= gone.partition_point(|&g| g < *p);
+        if !self.hashed() {
+            self.array.retain(|&p| !removed(p));
+            self.array.iter_mut().for_each(remap);
+            return;
+        }
+        let mut found = 0;
+        for b in &mut self.buckets {
+            let before = b.len();
+            b.retain(|&(_, p)| !removed(p));
+            found += before - b.len();
+            for (_, p) in b.iter_mut() {
+                remap(p);
+            }
+        }
+        for _ in 0..found {
+            self.load -= 1;
+            let n = self.buckets.len();
+            if self.load < n * 35 / 100 && n > INITIAL_BUCKETS {
+                self.resize(n / 2);
+            }
+        }
+    }
+
     /// Every position in the agent's iteration order.
     pub fn visit(&self, f: &mut dyn FnMut(usize)) {
         if !self.hashed() {
@@ -225,5 +258,43 @@ mod tests {
             var_hash("default", "b", "a[x]"),
             var_hash("default", "b", "ax")
         );
+    }
+
+    #[test]
+    fn removing_many_at_once_equals_removing_one_by_one() {
+        // tables of several sizes (array mode, hashed, with shrinking), random removal sets
+        let mut seed = 12345u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for size in [5usize, 14, 15, 100, 400, 1000] {
+            for _ in 0..20 {
+                let names: Vec<String> = (0..size)
+                    .map(|i| format!("v{i}_{}", rnd() % 1000))
+                    .collect();
+                let hash_of = |p: usize| h(&names[p]);
+                let mut a = AgentTable::default();
+                for i in 0..size {
+                    a.insert(hash_of(i), i, &hash_of);
+                }
+                let mut b = a.clone();
+                let mut gone: Vec<usize> = (0..size).filter(|_| rnd() % 3 == 0).collect();
+                gone.dedup();
+                // one by one, highest position first so the others keep their numbers
+                for &p in gone.iter().rev() {
+                    a.remove(hash_of(p), p);
+                }
+                b.remove_many(&gone);
+                let (mut sa, mut sb) = (Vec::new(), Vec::new());
+                a.visit(&mut |p| sa.push(p));
+                b.visit(&mut |p| sb.push(p));
+                assert_eq!(sa, sb, "size {size}, removed {gone:?}");
+                assert_eq!(a.load, b.load);
+                assert_eq!(a.buckets.len(), b.buckets.len());
+            }
+        }
     }
 }

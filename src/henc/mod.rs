@@ -94,16 +94,17 @@ pub fn module_argv(command: &str) -> Option<(String, Vec<String>)> {
 }
 
 /// Whether the text of a module program is a wrapper that runs cfsim's hENC merge (a line, not a
-/// comment, invoking `cfsim henc`, as `policies/henc/demo/modules/henc` does): cfsim then merges
+/// comment, invoking `cfsim henc` — `cfsim`, a path ending in it, or `"${CFSIM:-cfsim}"` — as
+/// `policies/henc/demo/modules/henc` does): cfsim then merges
 /// natively instead of running it. A program is never recognised by its name alone: any other
 /// script called `henc` is a command like every other (run only with `--exec`).
 pub fn is_henc_wrapper(text: &str) -> bool {
     text.lines().map(str::trim).any(|l| {
         !l.starts_with('#') && {
             let words: Vec<&str> = l.split_whitespace().collect();
-            words
-                .windows(2)
-                .any(|w| w[0].trim_matches(['"', '\'']).ends_with("cfsim") && w[1] == "henc")
+            words.windows(2).any(|w| {
+                w[0].trim_matches(['"', '\'', '{', '}']).ends_with("cfsim") && w[1] == "henc"
+            })
         }
     })
 }
