@@ -37,6 +37,20 @@ enum Cmd {
         /// Host profile for acceptance-style .cf tests (default: this machine)
         #[arg(long = "host", default_value = "local")]
         host: String,
+        /// Compare each case's run with its insta-format snapshot (snapshots/<spec>__<test>__<host>.snap
+        /// next to the spec); a difference is written as .snap.new and fails (INSTA_UPDATE is honoured)
+        #[arg(long = "snapshot")]
+        snapshot: bool,
+        /// Write every new or changed snapshot as accepted (implies --snapshot)
+        #[arg(long = "accept")]
+        accept: bool,
+        /// Report which promises were acted on, repaired, never reached, and whose guards were never
+        /// true, over every case (text after the human report; a "coverage" key with --format json)
+        #[arg(long = "coverage")]
+        coverage: bool,
+        /// Also write the coverage as JSON to PATH (implies --coverage)
+        #[arg(long = "coverage-json", value_name = "PATH")]
+        coverage_json: Option<String>,
     },
     /// What changes on each node between two revisions of a policy (exit 0 none, 2 changes, 1 failure)
     Diff {
@@ -318,6 +332,10 @@ fn main() -> ExitCode {
             filter,
             shard,
             host,
+            snapshot,
+            accept,
+            coverage,
+            coverage_json,
         } => {
             let shard = match shard.as_deref().map(cfsim::fleet::Shard::parse) {
                 Some(Ok(s)) => Some(s),
@@ -335,6 +353,10 @@ fn main() -> ExitCode {
                 filter,
                 shard,
                 host,
+                snapshot,
+                accept,
+                coverage,
+                coverage_json,
             })
         }
         Cmd::Diff {

@@ -231,3 +231,132 @@ fn filter_shard_and_jobs() {
     all.sort();
     assert_eq!(rows, all);
 }
+
+/// `--coverage-json`: every promise of the suite's policies is listed once, and what the coverage says
+/// of it agrees with the cases' own results (`--format json` carries each case's run result).
+#[test]
+fn coverage_agrees_with_the_runs() {
+    let cov_path = std::env::temp_dir().join(format!("cfsim-coverage-{}.json", std::process::id()));
+    let o = cfsim_test(&[
+        "tests/specs",
+        "--format",
+        "json",
+        "--coverage-json",
+        &cov_path.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cov: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cov_path).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&cov_path);
+    assert_eq!(
+        report["coverage"], cov,
+        "the report's coverage key is the file"
+    );
+    assert_eq!(cov["cases"], 6);
+    // the promises reached in any case, from the runs themselves (cfsim agent --result-json per case)
+    let mut reached: std::collections::BTreeMap<(String, u64, String), (u64, u64)> =
+        Default::default();
+    for c in report["cases"].as_array().unwrap() {
+        let spec = c["spec"].as_str().unwrap();
+        let case = c["name"].as_str().unwrap();
+        let r = run_case_result(spec, case, c["profile"].as_str().unwrap());
+        for p in r["promises"].as_array().unwrap() {
+            let e = reached
+                .entry((
+                    p["file"].as_str().unwrap().to_string(),
+                    p["line"].as_u64().unwrap(),
+                    p["promise_type"].as_str().unwrap().to_string(),
+                ))
+                .or_default();
+            e.0 += p["kept"].as_u64().unwrap();
+            e.1 += p["guard_true"].as_u64().unwrap();
+        }
+    }
+    let mut sites = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    for f in cov["files"].as_array().unwrap() {
+        let file = f["file"].as_str().unwrap();
+        for s in f["sites"].as_array().unwrap() {
+            sites += 1;
+            let key = (
+                file.to_string(),
+                s["line"].as_u64().unwrap(),
+                s["promise_type"].as_str().unwrap().to_string(),
+            );
+            assert!(seen.insert(key.clone()), "listed twice: {key:?}");
+            match reached.get(&key) {
+                None => assert_eq!(s["status"], "never_reached", "{key:?}"),
+                Some((kept, guard_true)) => {
+                    assert_ne!(s["status"], "never_reached", "{key:?}");
+                    assert_eq!(s["kept"].as_u64().unwrap(), *kept, "{key:?}");
+                    assert_eq!(
+                        s["status"] == "guard_never_true",
+                        *guard_true == 0,
+                        "{key:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(cov["promises"], sites);
+    assert!(
+        reached.keys().all(|k| seen.contains(k)),
+        "a run's promise is missing"
+    );
+    // the fixture's known cases: a guard never true, a bundle never called
+    let outcomes = cov["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"] == "tests/specs/outcomes/policy.cf")
+        .unwrap();
+    let status = |line: u64| {
+        outcomes["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["line"] == line)
+            .map(|s| s["status"].as_str().unwrap().to_string())
+    };
+    assert_eq!(status(21).as_deref(), Some("guard_never_true"));
+    assert_eq!(status(28).as_deref(), Some("never_reached"));
+    assert_eq!(status(11).as_deref(), Some("kept"));
+    // the text form
+    let o = cfsim_test(&["tests/specs/outcomes.cfsim.yaml", "--coverage"]);
+    let text = out(&o);
+    assert!(
+        text.contains("  tests/specs/outcomes/policy.cf  6/8  75.0%\n    never reached: 28 (bundle default:unused)\n    guard never true: 21 reports \"never\" if => \"no_such_class\" (reached in 3 cases)\n"),
+        "{text}"
+    );
+}
+
+/// The result of one spec case, run by `cfsim agent --result-json` with the case's policy and host.
+fn run_case_result(spec: &str, case: &str, profile: &str) -> serde_json::Value {
+    let (policy, define): (&str, &[&str]) = match (spec, case) {
+        ("tests/specs/acceptance/greeting_test.cf", _) => (spec, &[]),
+        ("tests/specs/henc_demo.cfsim.yaml", _) => {
+            ("tests/specs/../../policies/henc/demo/promises.cf", &[])
+        }
+        ("tests/specs/outcomes.cfsim.yaml", "defines reach the policy") => {
+            ("tests/specs/outcomes/policy.cf", &["role_web"])
+        }
+        _ => ("tests/specs/outcomes/policy.cf", &[]),
+    };
+    let path = std::env::temp_dir().join(format!(
+        "cfsim-case-{}-{}.json",
+        std::process::id(),
+        case.len() + profile.len()
+    ));
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"));
+    c.current_dir(root())
+        .args(["agent", "-f", policy, "--host", profile, "--result-json"])
+        .arg(&path);
+    for d in define {
+        c.args(["-D", d]);
+    }
+    c.output().unwrap();
+    let v = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    v
+}

@@ -17,6 +17,15 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Host for acceptance-style `.cf` tests (default `local`).
     pub host: String,
+    /// Check every case's snapshot (`--snapshot`).
+    pub snapshot: bool,
+    /// Accept every snapshot that differs or is new (`--accept`; implies `--snapshot`).
+    pub accept: bool,
+    /// Report coverage (`--coverage`): after the human report, on stderr with TAP/JUnit, as the
+    /// `coverage` key with JSON.
+    pub coverage: bool,
+    /// Also write the coverage JSON to this file (`--coverage-json PATH`; implies `--coverage`).
+    pub coverage_json: Option<String>,
 }
 
 /// Runs the suite; returns the exit code.
@@ -92,8 +101,32 @@ pub fn run(o: &Options) -> u8 {
             return 2;
         }
     };
-    let results = testing::run::run_all(&cases, &pool);
-    let text = report::render(&results, o.format);
+    let snapshots = (o.snapshot || o.accept).then(|| testing::snapshot::Update::from_env(o.accept));
+    let policies = testing::run::load_policies(&cases);
+    let results = testing::run::run_all(&cases, &policies, &pool, snapshots);
+    let coverage = (o.coverage || o.coverage_json.is_some())
+        .then(|| testing::coverage::compute(&results, &policies));
+    let mut text = report::render(&results, o.format);
+    if let Some(c) = &coverage {
+        if let Some(path) = &o.coverage_json {
+            if let Err(e) = std::fs::write(path, format!("{c}\n")) {
+                eprintln!("   error: {path}: {e}");
+                return 2;
+            }
+        }
+        match o.format {
+            report::Format::Human => text.push_str(&testing::coverage::text(c)),
+            report::Format::Json => {
+                if let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&text) {
+                    v["coverage"] = c.clone();
+                    text = format!("{v}\n");
+                }
+            }
+            report::Format::Tap | report::Format::Junit => {
+                eprint!("{}", testing::coverage::text(c));
+            }
+        }
+    }
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();

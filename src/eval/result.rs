@@ -40,6 +40,10 @@ struct Tally {
     not_kept: usize,
     not_simulated: usize,
     skipped: usize,
+    /// The class guard of the promise (of its first evaluation), and how many evaluations found it
+    /// and the promise's `if`/`unless` conditions true.
+    guard: String,
+    guard_true: usize,
 }
 
 impl Tally {
@@ -100,12 +104,16 @@ fn promises(trace: &[TraceEvent]) -> Vec<Tally> {
                 line: e.line,
                 handle: e.handle.clone(),
                 written: e.written.clone(),
+                guard: e.guard.clone(),
                 ..Tally::default()
             });
             out.len() - 1
         });
         let Some(t) = out.get_mut(i) else { continue };
         t.evaluations += 1;
+        // the class guard and the promise's if/unless conditions all held
+        t.guard_true +=
+            usize::from(e.guard_value && !matches!(e.skip.as_deref(), Some("if") | Some("unless")));
         if t.promisers.len() < MAX_PROMISERS && !t.promisers.contains(&e.promiser) {
             t.promisers.push(e.promiser.clone());
         }
@@ -202,6 +210,8 @@ pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json 
                 "not_kept": t.not_kept,
                 "not_simulated": t.not_simulated,
                 "skipped": t.skipped,
+                "guard": t.guard,
+                "guard_true": t.guard_true,
             })
         })
         .collect();

@@ -237,6 +237,13 @@ fn quoted_with(out: &mut String, v: &str, q: char) {
     out.push(q);
 }
 
+/// A constraint's value as written in policy (`"linux"`, `isvariable("x")`, `{ "a", "b" }`).
+pub fn rval_to_cf(r: &Rval) -> String {
+    let mut s = String::new();
+    rval(&mut s, r, true);
+    s.trim_start().to_string()
+}
+
 /// An rval; `top` marks a bundle constraint's own value, where a bare identifier stays bare.
 fn rval(out: &mut String, r: &Rval, top: bool) {
     match r {

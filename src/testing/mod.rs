@@ -3,8 +3,10 @@
 //! are tests too. `run` simulates each case through the library API and checks it; `report` writes
 //! human, TAP, JUnit or JSON output.
 
+pub mod coverage;
 pub mod report;
 pub mod run;
+pub mod snapshot;
 pub mod spec;
 pub mod yaml_tree;
 

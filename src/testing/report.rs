@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::run::CaseResult;
+use super::snapshot::Verdict;
 
 /// Output format of `cfsim test`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,9 +56,19 @@ pub fn human(results: &[CaseResult]) -> String {
             s.push_str(&format!("     {}:{}: {}\n", r.case.spec, f.line, f.message));
             s.push_str(&format!("       - expected: {}\n", f.expected));
             s.push_str(&format!("       + actual:   {}\n", f.actual));
+            for l in f.detail.iter().flat_map(|d| d.lines()) {
+                s.push_str(&format!("       {l}\n"));
+            }
         }
     }
     s.push_str(&totals(results));
+    let written = results
+        .iter()
+        .filter(|r| matches!(r.snapshot, Some(Verdict::Written(_))))
+        .count();
+    if written > 0 {
+        s.push_str(&format!(", {written} snapshots written"));
+    }
     s.push('\n');
     s
 }
@@ -89,6 +100,9 @@ pub fn tap(results: &[CaseResult]) -> String {
                     yaml_str(&f.expected),
                     yaml_str(&f.actual)
                 ));
+                if let Some(d) = &f.detail {
+                    s.push_str(&format!("      diff: {}\n", yaml_str(d)));
+                }
             }
         }
         s.push_str("  ...\n");
@@ -173,8 +187,13 @@ pub fn junit(results: &[CaseResult]) -> String {
                     .iter()
                     .map(|f| {
                         format!(
-                            "{}:{}: {}\n  expected: {}\n  actual:   {}\n",
-                            r.case.spec, f.line, f.message, f.expected, f.actual
+                            "{}:{}: {}\n  expected: {}\n  actual:   {}\n{}",
+                            r.case.spec,
+                            f.line,
+                            f.message,
+                            f.expected,
+                            f.actual,
+                            f.detail.as_deref().unwrap_or("")
                         )
                     })
                     .collect();
@@ -208,7 +227,15 @@ pub fn json_report(results: &[CaseResult]) -> String {
                 "error": r.error,
                 "failures": r.failures.iter().map(|f| json!({
                     "line": f.line, "message": f.message, "expected": f.expected, "actual": f.actual,
+                    "detail": f.detail,
                 })).collect::<Vec<_>>(),
+                "snapshot": r.snapshot.as_ref().map(|v| match v {
+                    Verdict::Same => "same",
+                    Verdict::Written(_) => "written",
+                    Verdict::Missing { .. } => "missing",
+                    Verdict::Differs { .. } => "differs",
+                    Verdict::Error(_) => "error",
+                }),
             })
         })
         .collect();

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde_json::Value as Json;
 
+use super::snapshot::{self, Update, Verdict};
 use super::spec::{Case, Expect, HostSpec, VarExpect};
 use crate::cli::agent::{simulate_policy, Options};
 use crate::sim::Policy;
@@ -21,6 +22,8 @@ pub struct Failure {
     pub message: String,
     pub expected: String,
     pub actual: String,
+    /// More text shown under the failure (a snapshot's diff).
+    pub detail: Option<String>,
 }
 
 /// The outcome of one case.
@@ -34,6 +37,8 @@ pub struct CaseResult {
     pub error: Option<String>,
     /// The run's result document (for `--format json` and coverage).
     pub result: Option<Json>,
+    /// What checking its snapshot found (when snapshots were asked for).
+    pub snapshot: Option<Verdict>,
 }
 
 impl CaseResult {
@@ -252,17 +257,59 @@ fn acceptance_verdict(case: &Case, r: &Json) -> Option<Failure> {
         },
         expected: format!("{base} Pass"),
         actual: format!("{verdicts:?}"),
+        detail: None,
     })
 }
 
-/// Runs one case with an already loaded policy.
-pub fn run_case(case: &Case, policy: &Result<Policy, String>) -> CaseResult {
+/// The failure a snapshot verdict stands for, if any.
+fn snapshot_failure(case: &Case, v: &Verdict) -> Option<Failure> {
+    let snap = snapshot::path(case).display().to_string();
+    let review = "review with `cargo insta review`, or accept with `cfsim test --accept`";
+    let (message, actual, detail) = match v {
+        Verdict::Same | Verdict::Written(_) => return None,
+        Verdict::Missing { pending } => (
+            format!("no snapshot yet ({review})"),
+            pending
+                .as_ref()
+                .map_or("not written (CI or INSTA_UPDATE=no)".into(), |p| {
+                    format!("new snapshot written to {}", p.display())
+                }),
+            None,
+        ),
+        Verdict::Differs { diff, pending } => (
+            format!("the run differs from its snapshot ({review})"),
+            pending
+                .as_ref()
+                .map_or("not written (CI or INSTA_UPDATE=no)".into(), |p| {
+                    format!("new snapshot written to {}", p.display())
+                }),
+            Some(diff.clone()),
+        ),
+        Verdict::Error(e) => (format!("snapshot: {e}"), String::new(), None),
+    };
+    Some(Failure {
+        line: case.line,
+        message,
+        expected: snap,
+        actual,
+        detail,
+    })
+}
+
+/// Runs one case with an already loaded policy; `snapshots` (from `--snapshot`/`--accept`) checks
+/// every case's snapshot, else only those whose spec asks for one (with insta's default update mode).
+pub fn run_case(
+    case: &Case,
+    policy: &Result<Policy, String>,
+    snapshots: Option<Update>,
+) -> CaseResult {
     let mut out = CaseResult {
         case: case.clone(),
         checked: 0,
         failures: Vec::new(),
         error: None,
         result: None,
+        snapshot: None,
     };
     let policy = match policy {
         Ok(p) => p,
@@ -310,26 +357,48 @@ pub fn run_case(case: &Case, policy: &Result<Policy, String>) -> CaseResult {
                 message,
                 expected,
                 actual,
+                detail: None,
             });
         }
+    }
+    let update = match snapshots {
+        Some(u) => Some(u),
+        None if case.snapshot => Some(Update::from_env(false)),
+        None => None,
+    };
+    if let Some(u) = update {
+        out.checked += 1;
+        let v = snapshot::check(case, &result, u);
+        out.failures.extend(snapshot_failure(case, &v));
+        out.snapshot = Some(v);
     }
     out.result = Some(result);
     out
 }
 
-/// Runs every case (in parallel on `pool`), each distinct policy loaded once; results in case order.
-pub fn run_all(cases: &[Case], pool: &rayon::ThreadPool) -> Vec<CaseResult> {
+/// The distinct policies of the cases, each loaded and checked once.
+pub fn load_policies(cases: &[Case]) -> BTreeMap<PathBuf, Result<Policy, String>> {
     let mut policies: BTreeMap<PathBuf, Result<Policy, String>> = BTreeMap::new();
     for c in cases {
         policies.entry(c.policy.clone()).or_insert_with(|| {
             Policy::load(&c.policy.to_string_lossy()).map_err(|f| f.stdout.trim_end().to_string())
         });
     }
+    policies
+}
+
+/// Runs every case (in parallel on `pool`) with its policy from `policies`; results in case order.
+pub fn run_all(
+    cases: &[Case],
+    policies: &BTreeMap<PathBuf, Result<Policy, String>>,
+    pool: &rayon::ThreadPool,
+    snapshots: Option<Update>,
+) -> Vec<CaseResult> {
     let missing: Result<Policy, String> = Err("policy not loaded".into());
     pool.install(|| {
         cases
             .par_iter()
-            .map(|c| run_case(c, policies.get(&c.policy).unwrap_or(&missing)))
+            .map(|c| run_case(c, policies.get(&c.policy).unwrap_or(&missing), snapshots))
             .collect()
     })
 }

@@ -74,6 +74,8 @@ pub struct Case {
     pub expect: Vec<(usize, Expect)>,
     /// An acceptance-style policy (`$(this.promise_filename) Pass|FAIL` reports) rather than a spec.
     pub acceptance: bool,
+    /// The spec asks for a snapshot of this case (`snapshot: true`), with or without `--snapshot`.
+    pub snapshot: bool,
 }
 
 /// Outcomes a promise can end with in a run's result.
@@ -111,6 +113,14 @@ impl Reader<'_> {
             }
         }
         Ok(())
+    }
+
+    fn boolean(&self, n: &Node, what: &str) -> Result<bool, SpecError> {
+        match n.scalar() {
+            Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            _ => self.err(n, format!("{what} must be true or false")),
+        }
     }
 
     fn string(&self, n: &Node, what: &str) -> Result<String, SpecError> {
@@ -358,7 +368,16 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
         col,
         message: format!("invalid YAML: {message}"),
     })?;
-    r.keys(&root, "a spec", &["policy", "hosts", "define", "tests"])?;
+    r.keys(
+        &root,
+        "a spec",
+        &["policy", "hosts", "define", "snapshot", "tests"],
+    )?;
+    let default_snapshot = root
+        .get("snapshot")
+        .map(|b| r.boolean(b, "snapshot"))
+        .transpose()?
+        .unwrap_or(false);
     let default_policy = root
         .get("policy")
         .map(|p| r.string(p, "policy"))
@@ -386,6 +405,7 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
                 "hosts",
                 "define",
                 "bundlesequence",
+                "snapshot",
                 "expect",
             ],
         )?;
@@ -420,9 +440,15 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
             .get("bundlesequence")
             .map(|b| r.strings(b, "bundlesequence").map(|v| v.join(",")))
             .transpose()?;
+        let snapshot = t
+            .get("snapshot")
+            .map(|b| r.boolean(b, "snapshot"))
+            .transpose()?
+            .unwrap_or(default_snapshot);
         let expect = match t.get("expect") {
             Some(e) => r.expectations(e)?,
-            None => return r.err(t, "a test needs 'expect'"),
+            None if snapshot => Vec::new(),
+            None => return r.err(t, "a test needs 'expect' (or 'snapshot: true')"),
         };
         for host in hosts {
             cases.push(Case {
@@ -435,6 +461,7 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
                 bundlesequence: bundlesequence.clone(),
                 expect: expect.clone(),
                 acceptance: false,
+                snapshot,
             });
         }
     }
@@ -465,5 +492,6 @@ pub fn acceptance(file: &str, host: &str) -> Case {
         bundlesequence: None,
         expect: Vec::new(),
         acceptance: true,
+        snapshot: false,
     }
 }
