@@ -31,7 +31,10 @@ fn err(o: &Output) -> String {
 
 /// Runs a Python check over `input`; skipped with a note when the module is missing, except in CI.
 fn python(module: &str, script: &str, input: &str) {
-    let dir = std::env::temp_dir().join(format!("cfsim-test-py-{}-{module}", std::process::id()));
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("cfsim-test-py-{}-{module}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("input");
     std::fs::write(&f, input).unwrap();
@@ -359,4 +362,104 @@ fn run_case_result(spec: &str, case: &str, profile: &str) -> serde_json::Value {
     let v = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let _ = std::fs::remove_file(&path);
     v
+}
+
+/// The masterfiles' own test bundles (`lib/testing.cf`): the test classes cfsim's run defines are those
+/// the real agent defined (recorded in `testing_lib.classes.expected`, re-recorded live when cf-agent is
+/// installed), and `cfsim test` turns each into a test: passed, failed (with its message, error, trace
+/// and the line of its call), skipped and to-do (TAP directives, JUnit `<skipped>`).
+#[test]
+fn masterfiles_testing_bundles_are_tests() {
+    let dir = "tests/specs_testing_lib";
+    let policy = format!("{dir}/testing_lib.cf");
+    let expected =
+        std::fs::read_to_string(root().join(format!("{dir}/testing_lib.classes.expected")))
+            .unwrap();
+    let rows = |stdout: &[u8]| -> String {
+        String::from_utf8_lossy(stdout)
+            .lines()
+            .filter(|l| l.starts_with("testing_"))
+            .map(|l| format!("{}\n", l.trim_end()))
+            .collect()
+    };
+    // live: validated by cf-promises -c first (an invalid policy would make cf-agent run its failsafe)
+    match (find_bin("cf-promises"), find_bin("cf-agent")) {
+        (Some(promises), Some(agent)) => {
+            let dir = root().join(dir);
+            let valid = std::process::Command::new(promises)
+                .current_dir(&dir)
+                .args(["-c", "-f", "./testing_lib.cf"])
+                .output()
+                .unwrap();
+            assert!(valid.status.success(), "{}", out(&valid));
+            let o = std::process::Command::new(agent)
+                .current_dir(&dir)
+                .args(["-K", "-f", "./testing_lib.cf", "--show-evaluated-classes"])
+                .output()
+                .unwrap();
+            assert_eq!(rows(&o.stdout), expected, "cf-agent's test classes changed");
+        }
+        _ => assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "cf-agent is required when CI=true"
+        ),
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(root())
+        .args(["agent", "-f", &policy, "--show-evaluated-classes"])
+        .output()
+        .unwrap();
+    assert_eq!(rows(&o.stdout), expected);
+    assert_eq!(expected.lines().count(), 4);
+
+    let host = ["--host", "policies/hosts/web1-oslo-debian.json"];
+    let o = cfsim_test(&[&host[..], &[dir]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        out(&o),
+        format!(
+            "FAIL {policy}: missing_class [web1-oslo-debian.json]
+     {policy}:16: testing_ok_if: missing_class is defined
+       - expected: class missing_class defined
+       + actual:   not defined (error: error1; trace: error trace 1)
+ok   {policy}: reported_class [web1-oslo-debian.json]
+skip {policy}: skipped_class [web1-oslo-debian.json]: we skipped this
+todo {policy}: todo_class [web1-oslo-debian.json]: we need to do this
+3 passed, 1 failed
+"
+        )
+    );
+    let tap = cfsim_test(&[&host[..], &["--format", "tap", dir]].concat());
+    python(
+        "tap",
+        r#"
+from tap.parser import Parser
+tests = [l for l in Parser().parse_text(open(sys.argv[1]).read()) if l.category == 'test']
+got = [(t.ok, t.skip, t.todo) for t in tests]
+assert got == [(False, False, False), (True, False, False), (True, True, False), (True, False, True)], got
+print("TAP directives parsed")
+"#,
+        &out(&tap),
+    );
+    let junit = cfsim_test(&[&host[..], &["--format", "junit", dir]].concat());
+    python(
+        "xmlschema",
+        r#"
+import xml.etree.ElementTree as ET
+xmlschema.XMLSchema(sys.argv[2] + "/docs/junit.xsd").validate(sys.argv[1])
+root = ET.parse(sys.argv[1]).getroot()
+assert len(root.findall("./testsuite/testcase/skipped")) == 2
+assert root.find("./testsuite").get("skipped") == "2"
+assert len(root.findall("./testsuite/testcase/failure")) == 1
+"#,
+        &out(&junit),
+    );
+}
+
+fn find_bin(bin: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(bin))
+            .find(|p| p.is_file())
+    })
 }

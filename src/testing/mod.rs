@@ -39,13 +39,24 @@ pub fn discover(paths: &[String]) -> Result<Vec<PathBuf>, String> {
 /// Largest `.cf` file read to decide whether it is an acceptance test.
 const MAX_ACCEPTANCE_BYTES: u64 = 1 << 20;
 
-/// Whether `path` is a `.cf` policy reporting `$(this.promise_filename) Pass` (or `FAIL`).
+/// Whether `path` is a `.cf` policy reporting `$(this.promise_filename) Pass` (or `FAIL`), or one
+/// calling the masterfiles' `lib/testing.cf` bundles (`testing_ok`, `testing_ok_if`, `testing_skip`,
+/// `testing_todo`) without defining them.
 fn is_acceptance(path: &Path, len: u64) -> bool {
     path.extension().is_some_and(|x| x == "cf")
         && len <= MAX_ACCEPTANCE_BYTES
         && std::fs::read_to_string(path).is_ok_and(|t| {
             t.contains("$(this.promise_filename) Pass")
                 || t.contains("$(this.promise_filename) FAIL")
+                || ([
+                    "testing_ok(",
+                    "testing_ok_if(",
+                    "testing_skip(",
+                    "testing_todo(",
+                ]
+                .iter()
+                .any(|b| t.contains(&format!("usebundle => {b}")))
+                    && !t.contains("bundle agent testing_ok_if"))
         })
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::run::CaseResult;
+use super::run::{CaseResult, Directive};
 use super::snapshot::Verdict;
 
 /// Output format of `cfsim test`.
@@ -42,6 +42,17 @@ pub fn totals(results: &[CaseResult]) -> String {
 pub fn human(results: &[CaseResult]) -> String {
     let mut s = String::new();
     for r in results {
+        match &r.directive {
+            Some(Directive::Skip(m)) => {
+                s.push_str(&format!("skip {}: {m}\n", title(r)));
+                continue;
+            }
+            Some(Directive::Todo(m)) => {
+                s.push_str(&format!("todo {}: {m}\n", title(r)));
+                continue;
+            }
+            None => {}
+        }
         if r.passed() {
             s.push_str(&format!("ok   {}\n", title(r)));
             continue;
@@ -82,8 +93,13 @@ pub fn tap(results: &[CaseResult]) -> String {
     let mut s = format!("TAP version 13\n1..{}\n", results.len());
     for (i, r) in results.iter().enumerate() {
         let name = title(r).replace('#', "\\#");
+        let directive = match &r.directive {
+            Some(Directive::Skip(m)) => format!(" # SKIP {m}"),
+            Some(Directive::Todo(m)) => format!(" # TODO {m}"),
+            None => String::new(),
+        };
         if r.passed() {
-            s.push_str(&format!("ok {} - {name}\n", i + 1));
+            s.push_str(&format!("ok {} - {name}{directive}\n", i + 1));
             continue;
         }
         s.push_str(&format!("not ok {} - {name}\n  ---\n", i + 1));
@@ -153,9 +169,10 @@ pub fn junit(results: &[CaseResult]) -> String {
             .count();
         let e = rs.iter().filter(|r| r.error.is_some()).count();
         s.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\" skipped=\"0\">\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\" skipped=\"{}\">\n",
             xml(name),
-            rs.len()
+            rs.len(),
+            rs.iter().filter(|r| r.directive.is_some()).count()
         ));
         for r in rs {
             s.push_str(&format!(
@@ -163,6 +180,13 @@ pub fn junit(results: &[CaseResult]) -> String {
                 xml(name),
                 xml(&format!("{} [{}]", r.case.name, r.case.host.label))
             ));
+            if let Some(Directive::Skip(m) | Directive::Todo(m)) = &r.directive {
+                s.push_str(&format!(
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                    xml(m)
+                ));
+                continue;
+            }
             if r.passed() {
                 s.push_str("/>\n");
                 continue;
@@ -229,6 +253,11 @@ pub fn json_report(results: &[CaseResult]) -> String {
                     "line": f.line, "message": f.message, "expected": f.expected, "actual": f.actual,
                     "detail": f.detail,
                 })).collect::<Vec<_>>(),
+                "directive": match &r.directive {
+                    Some(Directive::Skip(m)) => json!({"skip": m}),
+                    Some(Directive::Todo(m)) => json!({"todo": m}),
+                    None => json!(null),
+                },
                 "snapshot": r.snapshot.as_ref().map(|v| match v {
                     Verdict::Same => "same",
                     Verdict::Written(_) => "written",

@@ -39,6 +39,15 @@ pub struct CaseResult {
     pub result: Option<Json>,
     /// What checking its snapshot found (when snapshots were asked for).
     pub snapshot: Option<Verdict>,
+    /// A test the policy itself marks skipped or to do (the masterfiles' `testing_skip`/`testing_todo`).
+    pub directive: Option<Directive>,
+}
+
+/// TAP's directives: the test is not run (skip) or not expected to pass yet (todo).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Directive {
+    Skip(String),
+    Todo(String),
 }
 
 impl CaseResult {
@@ -310,6 +319,7 @@ pub fn run_case(
         error: None,
         result: None,
         snapshot: None,
+        directive: None,
     };
     let policy = match policy {
         Ok(p) => p,
@@ -345,7 +355,7 @@ pub fn run_case(
         out.checked = usize::from(wants_exit);
         return out;
     };
-    if case.acceptance {
+    if case.acceptance && testing_classes(&result).is_empty() {
         out.checked = 1;
         out.failures.extend(acceptance_verdict(case, &result));
     }
@@ -376,6 +386,118 @@ pub fn run_case(
     out
 }
 
+/// The classes of a run made by the masterfiles' `lib/testing.cf` (`testing_ok`, `testing_ok_if`,
+/// `testing_skip`, `testing_todo`): name, status tag and meta tags, sorted by name.
+fn testing_classes(r: &Json) -> Vec<(String, &'static str, Vec<String>)> {
+    let mut out = Vec::new();
+    for c in r["classes"].as_array().into_iter().flatten() {
+        let tags: Vec<String> = c["tags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect();
+        let status = [
+            "testing_passed",
+            "testing_failed",
+            "testing_skipped",
+            "testing_todo",
+        ]
+        .into_iter()
+        .find(|s| tags.iter().any(|t| t == s));
+        if let (Some(name), Some(status)) = (c["name"].as_str(), status) {
+            out.push((name.to_string(), status, tags));
+        }
+    }
+    out
+}
+
+/// An acceptance case whose policy used `lib/testing.cf` becomes one result per test class it
+/// defined: `testing_X` passed, `testing_X_failed` failed (with its message, error and trace), skipped
+/// and to-do tests carry their directive. Other results are returned as they are.
+pub fn expand_testing(r: CaseResult) -> Vec<CaseResult> {
+    let classes = match (&r.result, r.case.acceptance) {
+        (Some(res), true) => testing_classes(res),
+        _ => Vec::new(),
+    };
+    if classes.is_empty() {
+        return vec![r];
+    }
+    let tag = |tags: &[String], k: &str| {
+        tags.iter()
+            .find_map(|t| t.strip_prefix(&format!("{k}=")).map(str::to_string))
+            .unwrap_or_default()
+    };
+    classes
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, status, tags))| {
+            let mut case = r.case.clone();
+            let short = name.strip_prefix("testing_").unwrap_or(&name);
+            let short = if status == "testing_failed" {
+                short.strip_suffix("_failed").unwrap_or(short)
+            } else {
+                short
+            };
+            case.name = short.to_string();
+            // the line of the call that made the test, for the report
+            let line = std::fs::read_to_string(&r.case.policy)
+                .ok()
+                .and_then(|t| {
+                    t.lines()
+                        .position(|l| l.contains("testing_") && l.contains(&format!("\"{short}\"")))
+                })
+                .map_or(1, |i| i + 1);
+            case.line = line;
+            let message = tag(&tags, "message");
+            let mut failures = Vec::new();
+            let mut directive = None;
+            match status {
+                "testing_failed" => failures.push(Failure {
+                    line,
+                    message: format!("testing_ok_if: {message}"),
+                    expected: format!("class {short} defined"),
+                    actual: format!(
+                        "not defined (error: {}; trace: {})",
+                        tag(&tags, "error"),
+                        tag(&tags, "trace")
+                    ),
+                    detail: None,
+                }),
+                "testing_skipped" => directive = Some(Directive::Skip(message)),
+                "testing_todo" => directive = Some(Directive::Todo(message)),
+                _ => {}
+            }
+            CaseResult {
+                case,
+                checked: 1,
+                failures,
+                error: None,
+                // the run once (coverage counts runs)
+                result: if i == 0 { r.result.clone() } else { None },
+                snapshot: None,
+                directive,
+            }
+        })
+        .chain(
+            // a snapshot verdict of the whole run stays a result of its own
+            r.snapshot
+                .is_some()
+                .then(|| CaseResult {
+                    failures: r
+                        .failures
+                        .iter()
+                        .filter(|f| f.message.contains("snapshot"))
+                        .cloned()
+                        .collect(),
+                    result: None,
+                    ..r.clone()
+                })
+                .into_iter(),
+        )
+        .collect()
+}
+
 /// The distinct policies of the cases, each loaded and checked once.
 pub fn load_policies(cases: &[Case]) -> BTreeMap<PathBuf, Result<Policy, String>> {
     let mut policies: BTreeMap<PathBuf, Result<Policy, String>> = BTreeMap::new();
@@ -395,10 +517,11 @@ pub fn run_all(
     snapshots: Option<Update>,
 ) -> Vec<CaseResult> {
     let missing: Result<Policy, String> = Err("policy not loaded".into());
-    pool.install(|| {
+    let results: Vec<CaseResult> = pool.install(|| {
         cases
             .par_iter()
             .map(|c| run_case(c, policies.get(&c.policy).unwrap_or(&missing), snapshots))
             .collect()
-    })
+    });
+    results.into_iter().flat_map(expand_testing).collect()
 }
