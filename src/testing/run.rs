@@ -492,8 +492,7 @@ pub fn expand_testing(r: CaseResult) -> Vec<CaseResult> {
                         .collect(),
                     result: None,
                     ..r.clone()
-                })
-                .into_iter(),
+                }),
         )
         .collect()
 }
