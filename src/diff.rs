@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
 
-use crate::cli::agent::{simulate_policy, Options};
 use crate::sim::Policy;
+use crate::sim::{simulate_policy, Options};
 
 /// One revision of the policy: the root directory it was read from (and the temporary export to
 /// remove for `git:REF`).

@@ -10,8 +10,8 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde_json::Value as Json;
 
-use crate::cli::agent::{simulate_policy, Options};
 use crate::sim::Policy;
+use crate::sim::{simulate_policy, Options};
 
 /// Output format of a fleet run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

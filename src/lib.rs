@@ -1,5 +1,11 @@
 //! cfsim: simulate CFEngine 3.21 agent runs.
 //!
+//! To use it from Rust, start at [`sim`]: [`sim::Policy::load`] reads and checks a policy once (the
+//! value is `Send + Sync`), [`sim::simulate_policy`] runs it for one [`host::Host`] (a profile from
+//! [`host::load_host`], or the local machine) and returns what cf-agent would print, its exit code and
+//! the run's result document (classes, variables, every promise's outcome, reports). Its module docs
+//! hold runnable examples; `cfsim agent`, `test`, `fleet` and `diff` are front ends over it.
+//!
 //! Pipeline: `source` (files, spans, line index) → `syntax` (macro pass, pest grammar, typed AST with
 //! spans, `-p json`/`-p cf` output) → `load` (entry file and its `inputs`) → `sim` (the library API:
 //! a checked [`sim::Policy`] made into a pre-evaluated engine for a host) → `eval` (the run) → `cli`

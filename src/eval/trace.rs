@@ -5,7 +5,7 @@
 //! `docs/trace.schema.json`, checked against real traces by tests/trace_schema.rs):
 //! - `version` (int): [`TRACE_VERSION`], raised when a key changes meaning or disappears.
 //! - `seq` (int): 1-based order of the event in the run.
-//! - `call_path` ([string]): the bundle activations from the bundlesequence entry to the current one,
+//! - `call_path` (list of strings): the bundle activations from the bundlesequence entry to the current one,
 //!   each `ns:bundle`.
 //! - `bundle` (string): `ns:bundle` evaluating the promise.
 //! - `stage` (string): `preeval` (PolicyResolve before the run), `pass` (the bundle's pass loop) or
@@ -26,8 +26,8 @@
 //!   `preliminary`, `too_large` (meanings in docs/trace.schema.json; with outcome `failed` they say why it failed). A
 //!   custom promise whose module fails to start or rejects it is `failed`, not skipped.
 //! - `outcome` (string|null): `kept`, `repaired`, `failed` when the promise was actuated.
-//! - `classes_set`, `classes_cancelled` ([string]): classes this evaluation defined / removed.
-//! - `vars_set` ([string]): variables (`ns:scope.lval`) whose value this evaluation changed.
+//! - `classes_set`, `classes_cancelled` (list of strings): classes this evaluation defined / removed.
+//! - `vars_set` (list of strings): variables (`ns:scope.lval`) whose value this evaluation changed.
 
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 //!
 //! A host comes from a JSON profile ([`profile`]) or from the local machine ([`local`], the only code
 //! in cfsim that reads the machine). Everything machine-dependent is derived from it: hard classes
-//! ([`hard_classes`]), `sys.*` variables ([`sysvars`]), `iprange()` ([`iprange`]), and the file,
+//! ([`hard_classes`](mod@hard_classes)), `sys.*` variables ([`sysvars`]), `iprange()` ([`iprange`]), and the file,
 //! command, environment and user lookups used by functions and promise types.
 //! This module owns the data model and the lookups; it does not derive classes or variables.
 

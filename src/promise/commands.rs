@@ -15,7 +15,7 @@ use crate::value::Value;
 /// Seconds a command may run under `--exec` when the contain body gives no `exec_timeout`.
 pub const DEFAULT_EXEC_TIMEOUT_SECS: u64 = 3600;
 
-/// The agent's 15-character tag of `Q:` lines: from the end of argv[0] step back 10 characters and take 15.
+/// The agent's 15-character tag of `Q:` lines: from the end of `argv[0]` step back 10 characters and take 15.
 pub fn q_tag(command: &str) -> String {
     let a0 = protocol::argv0(command);
     let start_in = command.find(a0).unwrap_or(0);

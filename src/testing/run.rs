@@ -11,8 +11,8 @@ use serde_json::Value as Json;
 
 use super::snapshot::{self, Update, Verdict};
 use super::spec::{Case, Expect, HostSpec, VarExpect};
-use crate::cli::agent::{simulate_policy, Options};
 use crate::sim::Policy;
+use crate::sim::{simulate_policy, Options};
 
 /// One failed expectation.
 #[derive(Debug, Clone, PartialEq)]
@@ -481,18 +481,16 @@ pub fn expand_testing(r: CaseResult) -> Vec<CaseResult> {
         })
         .chain(
             // a snapshot verdict of the whole run stays a result of its own
-            r.snapshot
-                .is_some()
-                .then(|| CaseResult {
-                    failures: r
-                        .failures
-                        .iter()
-                        .filter(|f| f.message.contains("snapshot"))
-                        .cloned()
-                        .collect(),
-                    result: None,
-                    ..r.clone()
-                }),
+            r.snapshot.is_some().then(|| CaseResult {
+                failures: r
+                    .failures
+                    .iter()
+                    .filter(|f| f.message.contains("snapshot"))
+                    .cloned()
+                    .collect(),
+                result: None,
+                ..r.clone()
+            }),
         )
         .collect()
 }

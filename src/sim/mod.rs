@@ -3,7 +3,32 @@
 //! [`Policy::engine`] — the one path from a loaded policy to a pre-evaluated engine, as cf-promises
 //! (component `Promises`) or cf-agent (`Agent`) would have it — and run it.
 //!
-//! ```no_run
+//! The usual way in: load once, run for as many hosts as needed, read the result document
+//! (`docs/result.schema.json`, the same as `cfsim agent --result-json`):
+//!
+//! ```
+//! use cfsim::sim::{simulate_policy, Options, Policy};
+//!
+//! let policy = Policy::load("policies/henc/demo/promises.cf").map_err(|f| f.stdout)?;
+//! for profile in ["web1-oslo-debian.json", "db1-rhel-private.json"] {
+//!     let host = cfsim::host::load_host(&format!("policies/hosts/{profile}")).map_err(|e| e.to_string())?;
+//!     // the flags of `cfsim agent`; `result_json: Some(..)` asks for the result document
+//!     let run = simulate_policy(&policy, &host, &Options { result_json: Some(String::new()), ..Options::default() });
+//!     assert_eq!(run.code, 0, "{}", run.stdout);
+//!     let result = run.result.ok_or("no result")?;
+//!     let defined = |c: &str| result["classes"].as_array().into_iter().flatten().any(|x| x["name"] == c);
+//!     assert!(defined("oslo"));
+//!     assert_eq!(defined("web_server"), profile.starts_with("web1"));
+//!     // what cf-agent would print: the R: lines among them
+//!     assert!(run.stdout.lines().any(|l| l.starts_with("R: summary: location=oslo")));
+//! }
+//! # Ok::<(), String>(())
+//! ```
+//!
+//! One level down, [`Policy::engine`] gives the pre-evaluated [`Engine`] itself (its class and
+//! variable tables, its trace), for tools that inspect a run rather than its result:
+//!
+//! ```
 //! use cfsim::eval::{output::LogLevel, setup::ClassOptions, RunOptions};
 //! use cfsim::host::hard_classes::Component;
 //!
@@ -13,8 +38,8 @@
 //!     .engine(&host, Component::Agent, &ClassOptions::default(), LogLevel::Notice, RunOptions::default())
 //!     .map_err(|f| f.stdout)?;
 //! let seq = engine.bundlesequence(None);
-//! engine.run_sequence(&seq);
-//! print!("{}", engine.out.text());
+//! assert!(engine.run_sequence(&seq));
+//! assert!(engine.out.text().contains("R: summary: location=oslo"));
 //! # Ok::<(), String>(())
 //! ```
 
@@ -24,6 +49,10 @@ use crate::eval::{Engine, RunOptions};
 use crate::host::hard_classes::Component;
 use crate::host::Host;
 use crate::load::Loaded;
+
+pub mod run;
+
+pub use run::{simulate, simulate_policy, Options, RunResult, TraceFormat};
 
 /// Why a policy could not be loaded or pre-evaluated: what the tool prints, and its exit code.
 #[derive(Debug, Clone, Default)]

@@ -1,0 +1,250 @@
+//! Running a simulation: [`Options`] (the flags of `cfsim agent`, which every front end fills in), a
+//! checked [`super::Policy`] and a [`crate::host::Host`] in, a [`RunResult`] out — what cf-agent would
+//! print, its exit code, and on request the trace and the result document. [`simulate`] loads both
+//! from files and runs on a thread whose stack is sized from `--max-call-depth`; [`simulate_policy`]
+//! runs an already loaded policy (fleet, diff and test load it once for many hosts).
+
+use crate::eval::output::LogLevel;
+use crate::eval::setup::ClassOptions;
+use crate::eval::{render, trace, RunOptions};
+use crate::host::hard_classes::Component;
+
+/// Trace output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    Text,
+    Json,
+}
+
+/// Flags of `cfsim agent`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub file: String,
+    pub host: String,
+    pub define: Vec<String>,
+    pub negate: Vec<String>,
+    pub bundlesequence: Option<String>,
+    pub inform: bool,
+    pub verbose: bool,
+    pub dry_run: bool,
+    /// `-g LEVEL`.
+    pub level: Option<String>,
+    /// `--show-evaluated-classes[=RE]` (`Some("")` = all).
+    pub show_classes: Option<String>,
+    pub show_vars: Option<String>,
+    pub exec: bool,
+    /// `--allow-network`: names may be resolved with DNS (`--exec` implies it).
+    pub allow_network: bool,
+    /// `--henc-module PATH`: programs cfsim answers with its built-in hENC merge.
+    pub henc_modules: Vec<String>,
+    pub trace: Option<TraceFormat>,
+    /// `--trace-file PATH`: the trace as JSON lines in PATH (`-`: stdout, after the run's output).
+    pub trace_file: Option<String>,
+    /// `--result-json PATH`: the run's result (docs/result.schema.json) in PATH (`-`: stdout).
+    pub result_json: Option<String>,
+    /// The result without variables and per-promise entries (see `eval::result::RunFacts::brief`).
+    pub brief_result: bool,
+    /// Limits (method nesting, iterations per promise); defaults when `None`.
+    pub limits: Option<crate::eval::Limits>,
+}
+
+/// What cfsim prints when the agent's validation fails at run time: the agent's own line, then why the
+/// simulation stops there.
+const FAILSAFE: &str = "   error: CFEngine was not able to get confirmation of promises from cf-promises, so going to failsafe\n   error: cfsim: the agent would now run its built-in failsafe policy, which cfsim does not simulate\n";
+
+/// Everything a run printed, and its exit code (used by tests and the CLI).
+#[derive(Debug, Clone, Default)]
+pub struct RunResult {
+    pub stdout: String,
+    pub code: u8,
+    /// The JSON-lines trace for `--trace-file` (`None` when not asked for or the run never started).
+    pub trace_json: Option<String>,
+    /// The result document for `--result-json` (`None` when not asked for or the run never started).
+    pub result: Option<serde_json::Value>,
+}
+
+/// The output and exit code of a policy that could not be loaded or pre-evaluated.
+fn failed(f: crate::sim::Failure) -> RunResult {
+    RunResult {
+        stdout: f.stdout,
+        code: f.code,
+        ..RunResult::default()
+    }
+}
+
+/// Runs the agent simulation (the host profile and the policy named by `o`) and returns its output,
+/// on a thread with a stack for `--max-call-depth` nested calls.
+pub fn simulate(o: &Options) -> RunResult {
+    let depth = o.limits.unwrap_or_default().max_call_depth;
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("cfsim-eval".into())
+            .stack_size(crate::eval::stack_bytes(depth))
+            .spawn_scoped(scope, || simulate_here(o));
+        match worker.map(|w| w.join()) {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => RunResult {
+                stdout: "   error: cfsim: the evaluation thread stopped unexpectedly\n".into(),
+                code: 1,
+                ..RunResult::default()
+            },
+            Err(e) => RunResult {
+                stdout: format!("   error: cfsim: cannot start the evaluation thread: {e}\n"),
+                code: 2,
+                ..RunResult::default()
+            },
+        }
+    })
+}
+
+/// [`simulate`] on the current thread.
+fn simulate_here(o: &Options) -> RunResult {
+    let host = match crate::host::load_host(&o.host) {
+        Ok(h) => h,
+        Err(e) => {
+            return RunResult {
+                stdout: format!("   error: {e}\n"),
+                code: 2,
+                ..RunResult::default()
+            }
+        }
+    };
+    let policy = match crate::sim::Policy::load(&o.file) {
+        Ok(p) => p,
+        Err(f) => return failed(f),
+    };
+    simulate_policy(&policy, &host, o)
+}
+
+/// Runs the agent simulation of a loaded policy on `host` (the flags of `o` but its file and host), as
+/// `cfsim fleet` does for each host.
+pub fn simulate_policy(
+    policy: &crate::sim::Policy,
+    host: &crate::host::Host,
+    o: &Options,
+) -> RunResult {
+    let mut level = if o.verbose {
+        LogLevel::Verbose
+    } else if o.inform {
+        LogLevel::Info
+    } else {
+        LogLevel::Notice
+    };
+    if let Some(g) = &o.level {
+        match LogLevel::parse(g) {
+            Some(l) => level = l,
+            None => {
+                return RunResult {
+                    stdout: format!("   error: Unknown log level '{g}'\n"),
+                    code: 2,
+                    ..RunResult::default()
+                }
+            }
+        }
+    }
+    let (cre, vre) = match (
+        render::filter(o.show_classes.as_deref()),
+        render::filter(o.show_vars.as_deref()),
+    ) {
+        (Ok(c), Ok(v)) => (c, v),
+        (Err(e), _) | (_, Err(e)) => {
+            return RunResult {
+                stdout: format!("   error: {e}\n"),
+                code: 2,
+                ..RunResult::default()
+            }
+        }
+    };
+    let classes = ClassOptions {
+        define: o.define.clone(),
+        negate: o.negate.clone(),
+        inform: o.inform,
+        verbose: o.verbose,
+        dry_run: o.dry_run,
+    };
+    let opts = RunOptions {
+        exec: o.exec,
+        dry_run: o.dry_run,
+        trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
+        limits: o.limits.unwrap_or_default(),
+        allow_network: o.allow_network,
+        henc_modules: o.henc_modules.clone(),
+    };
+    // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
+    // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
+    // policies/functions/counts/define_not_validated)
+    let validation = match policy.engine(
+        host,
+        Component::Promises,
+        &ClassOptions::default(),
+        LogLevel::Notice,
+        RunOptions {
+            exec: o.exec,
+            dry_run: o.dry_run,
+            limits: o.limits.unwrap_or_default(),
+            allow_network: o.allow_network,
+            ..RunOptions::default()
+        },
+    ) {
+        Ok(v) => v.out.text(),
+        // cf-promises stopped on a fatal error: the agent falls back to its failsafe policy
+        Err(f) if f.fatal => {
+            return RunResult {
+                stdout: format!("{}{FAILSAFE}", f.stdout),
+                code: 1,
+                ..RunResult::default()
+            }
+        }
+        Err(_) => String::new(),
+    };
+    let mut e = match policy.engine(host, Component::Agent, &classes, level, opts) {
+        Ok(e) => e,
+        Err(f) => return failed(f),
+    };
+    e.out
+        .lines
+        .splice(0..0, validation.lines().map(str::to_string));
+    if o.bundlesequence.is_some() {
+        e.log(
+            LogLevel::Info,
+            "Using command line specified bundlesequence",
+        );
+    }
+    let seq = e.bundlesequence(o.bundlesequence.as_deref());
+    let ok = e.run_sequence(&seq);
+    let mut stdout = e.out.text();
+    if o.show_classes.is_some() && ok {
+        stdout.push_str(&render::classes_table(&e.ctx, cre.as_ref()));
+    }
+    if o.show_vars.is_some() && ok {
+        stdout.push_str(&render::vars_table(&e.ctx, vre.as_ref()));
+    }
+    match o.trace {
+        Some(TraceFormat::Json) => stdout.push_str(&trace::render_json(&e.trace)),
+        Some(TraceFormat::Text) => stdout.push_str(&trace::render_text(&e.trace)),
+        None => {}
+    }
+    let code = if !ok {
+        1
+    } else if e.limit_hit {
+        crate::eval::EXIT_LIMIT
+    } else {
+        0
+    };
+    let result = o.result_json.as_ref().map(|_| {
+        let facts = crate::eval::result::RunFacts {
+            policy: policy.entry(),
+            host: &host.hostname,
+            exit_code: code,
+            lines: &e.out.lines,
+            brief: o.brief_result,
+        };
+        crate::eval::result::build(&e.ctx, &e.trace, &facts)
+    });
+    RunResult {
+        stdout,
+        code,
+        trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
+        result,
+    }
+}
