@@ -196,8 +196,10 @@ impl Engine<'_> {
             }
             for input in self.input_paths_quiet(file, item) {
                 let p = full_path(&st.entry_dir, &input);
-                if !st.known.contains(&normalize(&p)) {
-                    paths.push(p.to_string_lossy().into_owned());
+                let path = p.to_string_lossy().into_owned();
+                let cached = self.file_cache.as_ref().is_some_and(|c| c.contains(&path));
+                if !cached && !st.known.contains(&normalize(&p)) {
+                    paths.push(path);
                 }
             }
         }
@@ -276,9 +278,13 @@ impl Engine<'_> {
         path: &str,
         prefetch: Option<&super::prefetch::Prefetcher>,
     ) -> Option<usize> {
-        let (parsed, report) = match prefetch {
-            Some(pf) => pf.take(path),
-            None => super::prefetch::parse(path),
+        let cached = self.file_cache.as_ref().and_then(|c| c.get(path));
+        let from_cache = cached.is_some();
+        let (parsed, report) = match (cached, prefetch) {
+            // checked without error when it was cached
+            (Some(l), _) => (Ok(l), Some(crate::load::CheckReport::default())),
+            (None, Some(pf)) => pf.take(path),
+            (None, None) => super::prefetch::parse(path),
         };
         let loaded = match parsed {
             Ok(l) => vec![l],
@@ -295,6 +301,9 @@ impl Engine<'_> {
                 }
             }
             return None;
+        }
+        if let (Some(c), Some(l), false) = (&self.file_cache, loaded.first(), from_cache) {
+            c.put(path, l);
         }
         let index = self.files.len();
         self.add_loaded(loaded);

@@ -85,6 +85,8 @@ pub struct RunOptions {
     pub dry_run: bool,
     /// Collect the trace.
     pub trace: bool,
+    /// Record each event's call path too (the printed traces need it; the run's result does not).
+    pub trace_calls: bool,
     pub limits: Limits,
     /// Resolve names with this machine's resolver, DNS included (`--allow-network`; `--exec` implies it).
     pub allow_network: bool,
@@ -223,6 +225,8 @@ pub struct Engine<'h> {
     pub fn_memo: Option<expansion::FnMemo>,
     /// Messages of function calls say which tool runs them (`cf-promises` or `cf-agent`).
     pub agent_component: bool,
+    /// Input files parsed by earlier engines of the same policy (see [`prefetch::FileCache`]).
+    pub file_cache: Option<std::sync::Arc<prefetch::FileCache>>,
 }
 
 impl<'h> Engine<'h> {
@@ -269,6 +273,7 @@ impl<'h> Engine<'h> {
             modules: Default::default(),
             fn_memo: None,
             agent_component: true,
+            file_cache: None,
         };
         e.add_loaded(loaded);
         e

@@ -182,3 +182,36 @@ mod tests {
         assert!(missing.is_err());
     }
 }
+
+/// Most files one [`FileCache`] keeps (explicit bound; past it files are parsed every time).
+pub const MAX_CACHED_FILES: usize = 10_000;
+
+/// Input files parsed while engines resolved `inputs`, shared by every engine made from one policy
+/// (`crate::sim::Policy`): the masterfiles load most of their files through evaluated `inputs`, and a
+/// fleet would otherwise parse them again for every host. Only files that parsed and checked without
+/// error are kept; a hit is a copy of the parsed file, as the loader would have made it.
+#[derive(Debug, Default)]
+pub struct FileCache {
+    files: Mutex<HashMap<String, Loaded>>,
+}
+
+impl FileCache {
+    /// The parsed file of `path`, if an engine loaded it before.
+    pub fn get(&self, path: &str) -> Option<Loaded> {
+        self.files.lock().ok()?.get(path).cloned()
+    }
+
+    /// Whether `path` is cached.
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.lock().is_ok_and(|m| m.contains_key(path))
+    }
+
+    /// Keeps a file that loaded without error.
+    pub fn put(&self, path: &str, loaded: &Loaded) {
+        if let Ok(mut m) = self.files.lock() {
+            if m.len() < MAX_CACHED_FILES {
+                m.entry(path.to_string()).or_insert_with(|| loaded.clone());
+            }
+        }
+    }
+}

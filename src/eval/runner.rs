@@ -407,12 +407,15 @@ impl Engine<'_> {
         }
         self.cur = TraceEvent {
             seq: 0,
-            call_path: self
-                .ctx
-                .frames
-                .iter()
-                .map(|f| format!("{}:{}", f.ns, f.bundle))
-                .collect(),
+            call_path: if self.opts.trace_calls {
+                self.ctx
+                    .frames
+                    .iter()
+                    .map(|f| format!("{}:{}", f.ns, f.bundle))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             bundle: format!("{}:{}", def.ns, def.name),
             stage: self.stage.to_string(),
             pass: self.pass,

@@ -69,6 +69,8 @@ pub struct Failure {
 pub struct Policy {
     entry: String,
     files: Vec<Loaded>,
+    /// Files its engines loaded through evaluated `inputs`, parsed once for every host.
+    cache: std::sync::Arc<crate::eval::prefetch::FileCache>,
 }
 
 impl Policy {
@@ -96,6 +98,7 @@ impl Policy {
         Policy {
             entry: entry.to_string(),
             files,
+            cache: Default::default(),
         }
     }
 
@@ -134,6 +137,7 @@ impl Policy {
     ) -> Result<Engine<'h>, Failure> {
         let agent = component == Component::Agent;
         let mut e = Engine::new(self.files, host, level, opts);
+        e.file_cache = Some(self.cache);
         e.agent_component = agent;
         e.setup(component, &self.entry, classes);
         if !e.pre_evaluate(&self.entry) || e.fatal {

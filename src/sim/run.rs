@@ -166,6 +166,7 @@ pub fn simulate_policy(
         exec: o.exec,
         dry_run: o.dry_run,
         trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
+        trace_calls: o.trace.is_some() || o.trace_file.is_some(),
         limits: o.limits.unwrap_or_default(),
         allow_network: o.allow_network,
         henc_modules: o.henc_modules.clone(),
