@@ -488,14 +488,22 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
         let to = actor_node(&mut g, m, &u.actor);
         g.edge(from, to, Edge::new(u.kind, u.label.clone(), false, m, Some(u.pos)));
     }
-    for (re, actor, f, pos) in &c.matches {
+    // each distinct regex is compiled and matched against the defined classes once
+    let mut by_regex: BTreeMap<&str, Vec<&(String, Actor, &'static str, Pos)>> = BTreeMap::new();
+    for x in &c.matches {
+        by_regex.entry(x.0.as_str()).or_default().push(x);
+    }
+    for (re, calls) in by_regex {
         let Ok(rx) = regex::Regex::new(&format!("^(?:{re})$")) else {
             continue;
         };
-        let to = actor_node(&mut g, m, actor);
-        for d in defined.iter().filter(|d| rx.is_match(d)) {
-            let from = class_node(&mut g, d, *pos);
-            g.edge(from, to, Edge::new(f, re.clone(), false, m, Some(*pos)));
+        let hits: Vec<&str> = defined.iter().copied().filter(|d| rx.is_match(d)).collect();
+        for (_, actor, f, pos) in calls {
+            let to = actor_node(&mut g, m, actor);
+            for d in &hits {
+                let from = class_node(&mut g, d, *pos);
+                g.edge(from, to, Edge::new(f, re, false, m, Some(*pos)));
+            }
         }
     }
     g

@@ -40,6 +40,8 @@ const EXACT: &[&str] = &[
     "cygwin",
     "mingw",
     "qnx",
+    "android",
+    "termux",
     "unix",
     "debian",
     "ubuntu",

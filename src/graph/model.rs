@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::source::SourceFile;
-use crate::syntax::ast::{Body, Bundle, Rval};
+use crate::syntax::ast::{Body, Bundle, Quote, Rval};
 
 /// One bundle of the merged policy.
 #[derive(Debug, Clone, Copy)]
@@ -225,8 +225,10 @@ impl<'a> Model<'a> {
 pub fn written(rv: &Rval) -> String {
     match rv {
         Rval::Scalar(s) => match s.quote {
-            crate::syntax::ast::Quote::Bare | crate::syntax::ast::Quote::NakedVar => s.value.clone(),
-            _ => format!("\"{}\"", s.value),
+            Quote::Bare | Quote::NakedVar => s.value.clone(),
+            Quote::Single => format!("'{}'", escaped(&s.value, '\'')),
+            Quote::Double => format!("\"{}\"", escaped(&s.value, '"')),
+            Quote::Back => format!("`{}`", s.value),
         },
         Rval::Call(c) => format!("{}({})", c.name, written_args(&c.args)),
         Rval::List(items, _) => {
@@ -235,6 +237,18 @@ pub fn written(rv: &Rval) -> String {
         }
         Rval::Data(v, _) => v.to_string(),
     }
+}
+
+/// A string's text with `\\` and its quote character escaped again.
+fn escaped(s: &str, quote: char) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == '\\' || c == quote {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Call arguments as written, comma separated.

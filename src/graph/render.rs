@@ -135,14 +135,22 @@ pub fn dot(g: &PolicyGraph) -> String {
         let (Some(x), Some(y)) = (ids.get(&a), ids.get(&b)) else {
             continue;
         };
-        let mut attrs = vec![format!("label={}", dot_str(&edge_text(g.kind, e)))];
+        let mut attrs = Vec::new();
+        let text = edge_text(g.kind, e);
+        if !text.is_empty() {
+            attrs.push(format!("label={}", dot_str(&text)));
+        }
         if e.dynamic {
             attrs.push("style=dashed".into());
         }
         if let Some(site) = &e.site {
             attrs.push(format!("tooltip={}", dot_str(&site.to_string())));
         }
-        s.push_str(&format!("  {x} -> {y} [{}];\n", attrs.join(", ")));
+        if attrs.is_empty() {
+            s.push_str(&format!("  {x} -> {y};\n"));
+        } else {
+            s.push_str(&format!("  {x} -> {y} [{}];\n", attrs.join(", ")));
+        }
     }
     s.push_str("}\n");
     s
