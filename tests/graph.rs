@@ -290,10 +290,7 @@ const LINTS: &[(&str, &str, &[&str])] = &[
 fn each_lint_fires_on_its_fixture_and_not_on_the_clean_one() {
     for (name, kind, expected) in LINTS {
         let file = format!("tests/graph/{name}.cf");
-        let want: String = expected
-            .iter()
-            .map(|l| format!("{file}:{l}\n"))
-            .collect();
+        let want: String = expected.iter().map(|l| format!("{file}:{l}\n")).collect();
         let r = cfsim(&["graph", "-f", &file, "--kind", kind]);
         assert_eq!(r.stderr, want, "{file}");
         assert_eq!(r.code, 0, "{file}: warnings alone do not fail");
@@ -418,12 +415,19 @@ fn calls_json_shows_arguments_namespaces_and_dynamic_names() {
         .collect();
     assert_eq!(
         dynamic,
-        ["bundlesequence -> @(def.more)", "default:main -> $(def.more)"]
+        [
+            "bundlesequence -> @(def.more)",
+            "default:main -> $(def.more)"
+        ]
     );
 }
 
 #[test]
 fn mermaid_output_parses() {
+    let node =
+        regex::Regex::new(r#"^  (n\d+)(\[\[|\[/|\(\[|\{\{|\[)"[^"]*"(\]\]|/\]|\]\)|\}\}|\])$"#)
+            .unwrap();
+    let edge = regex::Regex::new(r#"^  (n\d+) (-->|-\.->)(\|"[^"]*"\|)? (n\d+)$"#).unwrap();
     for f in fixtures() {
         for kind in KINDS {
             let r = graph(&f, kind, "mermaid");
@@ -436,13 +440,14 @@ fn mermaid_output_parses() {
             );
             // every statement is a node, an edge between defined nodes, or a style line
             let mut defined = BTreeSet::new();
-            let node = regex::Regex::new(r#"^  (n\d+)(\[\[|\[/|\(\[|\{\{|\[)"[^"]*"(\]\]|/\]|\]\)|\}\}|\])$"#).unwrap();
-            let edge = regex::Regex::new(r#"^  (n\d+) (-->|-\.->)(\|"[^"]*"\|)? (n\d+)$"#).unwrap();
             for l in lines {
                 if let Some(c) = node.captures(l) {
                     defined.insert(c[1].to_string());
                 } else if let Some(c) = edge.captures(l) {
-                    assert!(defined.contains(&c[1]) && defined.contains(&c[4]), "{f}: {l}");
+                    assert!(
+                        defined.contains(&c[1]) && defined.contains(&c[4]),
+                        "{f}: {l}"
+                    );
                 } else {
                     assert!(
                         l.starts_with("  classDef ") || l.starts_with("  class "),
@@ -480,7 +485,9 @@ fn from_and_depth_focus_the_graph() {
             .collect()
     };
     let f = "tests/graph/unreached_clean.cf";
-    let r = cfsim(&["graph", "-f", f, "--format", "json", "--from", "main", "--depth", "1"]);
+    let r = cfsim(&[
+        "graph", "-f", f, "--format", "json", "--from", "main", "--depth", "1",
+    ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
         ids(&r),
@@ -491,10 +498,21 @@ fn from_and_depth_focus_the_graph() {
             "other:remote"
         ]
     );
-    let r = cfsim(&["graph", "-f", f, "--format", "json", "--from", "other:remote"]);
+    let r = cfsim(&[
+        "graph",
+        "-f",
+        f,
+        "--format",
+        "json",
+        "--from",
+        "other:remote",
+    ]);
     assert_eq!(ids(&r), ["other:remote", "other:sibling"]);
     let r = cfsim(&["graph", "-f", f, "--format", "json", "--depth", "1"]);
-    assert_eq!(ids(&r), ["bundlesequence", "default:helper", "default:main"]);
+    assert_eq!(
+        ids(&r),
+        ["bundlesequence", "default:helper", "default:main"]
+    );
     // the classes graph from a bundle: its promises and what follows from them
     let r = cfsim(&[
         "graph",
@@ -509,16 +527,26 @@ fn from_and_depth_focus_the_graph() {
         "--depth",
         "1",
     ]);
-    assert!(ids(&r).contains(&"class:cmd_repaired".to_string()), "{:?}", ids(&r));
+    assert!(
+        ids(&r).contains(&"class:cmd_repaired".to_string()),
+        "{:?}",
+        ids(&r)
+    );
     let r = cfsim(&["graph", "-f", f, "--from", "nosuchbundle"]);
     assert_eq!(r.code, 2);
-    assert_eq!(r.stderr, "   error: no node 'nosuchbundle' in the calls graph\n");
+    assert_eq!(
+        r.stderr,
+        "   error: no node 'nosuchbundle' in the calls graph\n"
+    );
 }
 
 #[test]
 fn output_is_deterministic() {
     let files: Vec<String> = if Path::new(MASTERFILES).is_file() {
-        vec![MASTERFILES.to_string(), "tests/graph/quoting.cf".to_string()]
+        vec![
+            MASTERFILES.to_string(),
+            "tests/graph/quoting.cf".to_string(),
+        ]
     } else {
         vec!["tests/graph/quoting.cf".to_string()]
     };

@@ -64,7 +64,10 @@ fn target(
         n.name = name.to_string();
         return Some((g.node(n), true, args));
     }
-    if let Some(b) = m.find_body(body_type, name, ns).and_then(|i| m.bodies.get(i)) {
+    if let Some(b) = m
+        .find_body(body_type, name, ns)
+        .and_then(|i| m.bodies.get(i))
+    {
         return Some((body_node(g, m, b), false, args));
     }
     let (tns, tname) = split_ns(name, ns);
@@ -91,13 +94,18 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
             for p in &s.promises {
                 for c in p.constraints.iter().filter(|c| is_body_attr(m, &c.lval)) {
                     let f = *from.get_or_insert_with(|| bundle_node(&mut g, m, b));
-                    if let Some((to, dynamic, _)) = target(&mut g, m, &from_id, &c.lval, &c.rval, b.ns)
+                    if let Some((to, dynamic, _)) =
+                        target(&mut g, m, &from_id, &c.lval, &c.rval, b.ns)
                     {
                         let pos = Pos {
                             file: b.file,
                             offset: c.rval.span().start,
                         };
-                        g.edge(f, to, Edge::new("uses", c.lval.clone(), dynamic, m, Some(pos)));
+                        g.edge(
+                            f,
+                            to,
+                            Edge::new("uses", c.lval.clone(), dynamic, m, Some(pos)),
+                        );
                     }
                 }
             }

@@ -115,7 +115,16 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
                     "files" => {
                         for lval in ["edit_line", "edit_xml"] {
                             if let Some(rv) = constraint(p, lval) {
-                                add(&mut g, rv, if lval == "edit_line" { "edit_line" } else { "edit_xml" }, b.ns);
+                                add(
+                                    &mut g,
+                                    rv,
+                                    if lval == "edit_line" {
+                                        "edit_line"
+                                    } else {
+                                        "edit_xml"
+                                    },
+                                    b.ns,
+                                );
                             }
                         }
                     }
@@ -126,7 +135,9 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
                             }
                         }
                         None => {
-                            if m.find_bundle("default", "standard_services", CALLABLE).is_some() {
+                            if m.find_bundle("default", "standard_services", CALLABLE)
+                                .is_some()
+                            {
                                 let rv = Rval::Scalar(crate::syntax::ast::Scalar {
                                     value: "default:standard_services".into(),
                                     quote: crate::syntax::ast::Quote::Bare,
@@ -162,7 +173,10 @@ fn service_bundles<'a>(m: &Model<'a>, rv: &Rval, ns: &str) -> Vec<(&'a Rval, &'a
     if is_dynamic(&name) {
         return Vec::new();
     }
-    let Some(body) = m.find_body("service_method", &name, ns).and_then(|i| m.bodies.get(i)) else {
+    let Some(body) = m
+        .find_body("service_method", &name, ns)
+        .and_then(|i| m.bodies.get(i))
+    else {
         return Vec::new();
     };
     body.body
@@ -190,9 +204,16 @@ fn sequence(g: &mut PolicyGraph, m: &Model<'_>) {
     }
     let from = g.node(node);
     if seqs.is_empty() {
-        if let Some(b) = m.find_bundle("default", "main", CALLABLE).and_then(|i| m.bundles.get(i)) {
+        if let Some(b) = m
+            .find_bundle("default", "main", CALLABLE)
+            .and_then(|i| m.bundles.get(i))
+        {
             let to = bundle_node(g, m, b);
-            g.edge(from, to, Edge::new("bundlesequence", "(default)", false, m, None));
+            g.edge(
+                from,
+                to,
+                Edge::new("bundlesequence", "(default)", false, m, None),
+            );
         }
         return;
     }

@@ -33,6 +33,27 @@ const EXPRESSION_ATTRS: &[&str] = &["if", "ifvarclass", "unless"];
 const CLASSES_PROMISE_ATTRS: &[&str] = &["expression", "and", "or", "xor", "not"];
 const CLASSMATCH_FUNCTIONS: &[&str] = &["classmatch", "classesmatching", "countclassesmatching"];
 const MAX_INHERIT_DEPTH: usize = 16;
+/// Most (regex, class) tests for classmatch-style calls in one graph (a bound for hostile policies).
+const MATCH_BUDGET: usize = 20_000_000;
+
+/// The text every match of `re` starts with (empty when unknown: alternatives, optional first
+/// characters).
+fn literal_prefix(re: &str) -> String {
+    if re.contains('|') {
+        return String::new();
+    }
+    let re = re.strip_prefix('^').unwrap_or(re);
+    let b = re.as_bytes();
+    let mut n = 0;
+    while n < b.len() && (b[n].is_ascii_alphanumeric() || b[n] == b'_') {
+        n += 1;
+    }
+    // a quantifier after the last literal character makes it optional
+    if matches!(b.get(n), Some(b'?' | b'*' | b'{')) {
+        n = n.saturating_sub(1);
+    }
+    re.get(..n).unwrap_or("").to_string()
+}
 
 /// Who defines or uses a class: a promise (`FILE:LINE:COL` of its promiser) or a body.
 #[derive(Debug, Clone)]
@@ -62,6 +83,28 @@ struct Use {
     kind: &'static str,
     label: String,
     pos: Pos,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn literal_prefixes() {
+        assert_eq!(super::literal_prefix("k12.*"), "k12");
+        assert_eq!(super::literal_prefix("^web_.*"), "web_");
+        assert_eq!(super::literal_prefix("ab?c"), "a");
+        assert_eq!(super::literal_prefix("a.*|b"), "");
+        assert_eq!(super::literal_prefix(".*_ok"), "");
+        assert_eq!(super::literal_prefix("x+"), "x");
+    }
+
+    #[test]
+    fn names_of_expressions() {
+        assert_eq!(
+            super::expression_names("(linux|default:web).!$(x)_ok&any&a_$(y)"),
+            ["linux", "web"]
+        );
+        assert_eq!(super::expression_names("ns:c|ns:c"), ["ns:c"]);
+    }
 }
 
 #[derive(Default)]
@@ -201,7 +244,9 @@ fn classmatch_calls(rv: &Rval, out: &mut Vec<(String, &'static str, Pos32)>) {
 fn substitute(text: &str, pairs: &[(String, String)]) -> String {
     let mut s = text.to_string();
     for (p, v) in pairs {
-        s = s.replace(&format!("$({p})"), v).replace(&format!("${{{p}}}"), v);
+        s = s
+            .replace(&format!("$({p})"), v)
+            .replace(&format!("${{{p}}}"), v);
     }
     s
 }
@@ -408,7 +453,10 @@ fn body_defs(m: &Model<'_>, c: &mut Collect, actor: &Actor, rv: &Rval, ns: &str,
     if is_dynamic(name) {
         return;
     }
-    let Some(body) = m.find_body("classes", name, ns).and_then(|i| m.bodies.get(i)) else {
+    let Some(body) = m
+        .find_body("classes", name, ns)
+        .and_then(|i| m.bodies.get(i))
+    else {
         return;
     };
     let label = format!("classes => {}", written(rv));
@@ -470,7 +518,11 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
     for d in &c.defs {
         let from = actor_node(&mut g, m, &d.actor);
         let to = class_node(&mut g, &d.class, d.pos);
-        g.edge(from, to, Edge::new(d.kind, d.label.clone(), false, m, Some(d.pos)));
+        g.edge(
+            from,
+            to,
+            Edge::new(d.kind, d.label.clone(), false, m, Some(d.pos)),
+        );
     }
     for u in &c.uses {
         // an unqualified name in a namespace means that namespace's class when the policy defines it
@@ -486,18 +538,37 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
         };
         let from = class_node(&mut g, &name, u.pos);
         let to = actor_node(&mut g, m, &u.actor);
-        g.edge(from, to, Edge::new(u.kind, u.label.clone(), false, m, Some(u.pos)));
+        g.edge(
+            from,
+            to,
+            Edge::new(u.kind, u.label.clone(), false, m, Some(u.pos)),
+        );
     }
-    // each distinct regex is compiled and matched against the defined classes once
+    // each distinct regex is compiled once and matched against the defined classes that start with
+    // its literal prefix; past MATCH_BUDGET tests the remaining regexes are not followed
     let mut by_regex: BTreeMap<&str, Vec<&(String, Actor, &'static str, Pos)>> = BTreeMap::new();
     for x in &c.matches {
         by_regex.entry(x.0.as_str()).or_default().push(x);
     }
+    let mut budget = MATCH_BUDGET;
     for (re, calls) in by_regex {
         let Ok(rx) = regex::Regex::new(&format!("^(?:{re})$")) else {
             continue;
         };
-        let hits: Vec<&str> = defined.iter().copied().filter(|d| rx.is_match(d)).collect();
+        let prefix = literal_prefix(re);
+        let mut hits: Vec<&str> = Vec::new();
+        for d in defined
+            .range(prefix.as_str()..)
+            .take_while(|d| d.starts_with(prefix.as_str()))
+        {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            if rx.is_match(d) {
+                hits.push(d);
+            }
+        }
         for (_, actor, f, pos) in calls {
             let to = actor_node(&mut g, m, actor);
             for d in &hits {

@@ -105,7 +105,11 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
                 n.name = h.clone();
                 (g.node(n), false)
             };
-            g.edge(from, to, Edge::new("depends_on", "", dynamic, m, Some(*pos)));
+            g.edge(
+                from,
+                to,
+                Edge::new("depends_on", "", dynamic, m, Some(*pos)),
+            );
         }
     }
     g

@@ -19,8 +19,7 @@ pub fn start_nodes(g: &PolicyGraph, from: &str) -> Vec<NodeIndex> {
                 n.id == from
                     || n.label == qualified
                     || (!n.name.is_empty()
-                        && (n.name == qualified
-                            || format!("{}:{}", n.namespace, n.name) == from))
+                        && (n.name == qualified || format!("{}:{}", n.namespace, n.name) == from))
                     || (n.ty == "promise" && n.bundle == qualified)
             })
         })

@@ -106,10 +106,7 @@ fn short(g: &PolicyGraph, n: NodeIndex) -> String {
 fn depends_cycles(g: &PolicyGraph) -> Vec<Warning> {
     let mut out = Vec::new();
     for scc in petgraph::algo::tarjan_scc(&g.g) {
-        let looped = scc.len() > 1
-            || scc
-                .first()
-                .is_some_and(|n| g.g.find_edge(*n, *n).is_some());
+        let looped = scc.len() > 1 || scc.first().is_some_and(|n| g.g.find_edge(*n, *n).is_some());
         if !looped {
             continue;
         }
@@ -123,7 +120,11 @@ fn depends_cycles(g: &PolicyGraph) -> Vec<Warning> {
         };
         let path = cycle_from(g, start, &members);
         let names: Vec<String> = path.iter().map(|n| short(g, *n)).collect();
-        if let Some(w) = warning(g, start, format!("depends_on cycle: {}", names.join(" -> "))) {
+        if let Some(w) = warning(
+            g,
+            start,
+            format!("depends_on cycle: {}", names.join(" -> ")),
+        ) {
             out.push(w);
         }
     }
@@ -134,11 +135,10 @@ fn depends_cycles(g: &PolicyGraph) -> Vec<Warning> {
 fn cycle_from(g: &PolicyGraph, start: NodeIndex, members: &BTreeSet<NodeIndex>) -> Vec<NodeIndex> {
     let id = |n: NodeIndex| g.g.node_weight(n).map(|w| w.id.clone()).unwrap_or_default();
     let succ = |n: NodeIndex| {
-        let mut v: Vec<NodeIndex> = g
-            .g
-            .neighbors_directed(n, Direction::Outgoing)
-            .filter(|x| members.contains(x))
-            .collect();
+        let mut v: Vec<NodeIndex> =
+            g.g.neighbors_directed(n, Direction::Outgoing)
+                .filter(|x| members.contains(x))
+                .collect();
         v.sort_by_key(|x| id(*x));
         v.dedup();
         v
@@ -176,10 +176,23 @@ fn cycle_from(g: &PolicyGraph, start: NodeIndex, members: &BTreeSet<NodeIndex>) 
     vec![start, start]
 }
 
+/// The classes one promise defines through one classes promise or classes body: first place, the
+/// classes, and whether any of them is used.
+type Group = (Pos, Site, BTreeSet<String>, bool);
+
 /// Classes used but never defined (and not hard), classes defined but never used.
 fn class_lints(g: &PolicyGraph) -> Vec<Warning> {
     let mut out = Vec::new();
-    let uses = |n: NodeIndex| g.g.edges_directed(n, Direction::Outgoing).count();
+    // whether each node has an outgoing edge (a class node: some promise uses it), computed once
+    let used: Vec<bool> =
+        g.g.node_indices()
+            .map(|n| {
+                g.g.neighbors_directed(n, Direction::Outgoing)
+                    .next()
+                    .is_some()
+            })
+            .collect();
+    let uses = |n: NodeIndex| used.get(n.index()).copied().unwrap_or(false);
     for n in g.sorted_nodes() {
         let Some(w) = g.g.node_weight(n) else {
             continue;
@@ -187,11 +200,10 @@ fn class_lints(g: &PolicyGraph) -> Vec<Warning> {
         if w.ty != "class" || w.subtype != "undefined" {
             continue;
         }
-        let first = g
-            .g
-            .edges_directed(n, Direction::Outgoing)
-            .filter_map(|e| Some((e.weight().pos?, e.weight().site.clone()?)))
-            .min();
+        let first =
+            g.g.edges_directed(n, Direction::Outgoing)
+                .filter_map(|e| Some((e.weight().pos?, e.weight().site.clone()?)))
+                .min();
         if let Some((pos, site)) = first {
             out.push(Warning {
                 pos,
@@ -208,8 +220,7 @@ fn class_lints(g: &PolicyGraph) -> Vec<Warning> {
         if g.g.node_weight(n).is_none_or(|w| w.ty != "promise") {
             continue;
         }
-        let mut groups: BTreeMap<(bool, String), (Pos, Site, BTreeSet<String>, bool)> =
-            BTreeMap::new();
+        let mut groups: BTreeMap<(bool, String), Group> = BTreeMap::new();
         for e in g.g.edges_directed(n, Direction::Outgoing) {
             let ew = e.weight();
             let (Some(pos), Some(site)) = (ew.pos, ew.site.clone()) else {
@@ -219,11 +230,10 @@ fn class_lints(g: &PolicyGraph) -> Vec<Warning> {
                 continue;
             }
             let by_body = ew.kind != "classes" && ew.kind != "select_class";
-            let class = g
-                .g
-                .node_weight(e.target())
-                .map(|t| t.label.clone())
-                .unwrap_or_default();
+            let class =
+                g.g.node_weight(e.target())
+                    .map(|t| t.label.clone())
+                    .unwrap_or_default();
             let group = if by_body {
                 (true, ew.label.clone())
             } else {
@@ -237,7 +247,7 @@ fn class_lints(g: &PolicyGraph) -> Vec<Warning> {
                 entry.1 = ew.site.clone().unwrap_or(entry.1.clone());
             }
             entry.2.insert(class);
-            entry.3 |= uses(e.target()) > 0;
+            entry.3 |= uses(e.target());
         }
         for ((by_body, label), (pos, site, classes, used)) in groups {
             if used {
@@ -245,7 +255,10 @@ fn class_lints(g: &PolicyGraph) -> Vec<Warning> {
             }
             let names: Vec<String> = classes.into_iter().collect();
             let message = if by_body {
-                format!("no class set by {label} is ever used ({})", names.join(", "))
+                format!(
+                    "no class set by {label} is ever used ({})",
+                    names.join(", ")
+                )
             } else {
                 format!("class '{}' is defined but never used", names.join(", "))
             };

@@ -114,8 +114,10 @@ impl<'a> Model<'a> {
 
     /// The policy an engine holds after pre-evaluation (inputs given by variables included).
     pub fn from_engine(e: &'a crate::eval::Engine<'_>) -> Model<'a> {
-        let mut m = Model::default();
-        m.files = e.files.iter().collect();
+        let mut m = Model {
+            files: e.files.iter().collect(),
+            ..Model::default()
+        };
         for b in &e.bundles {
             m.push_bundle(BundleRef {
                 ns: &b.ns,
@@ -154,11 +156,11 @@ impl<'a> Model<'a> {
     pub fn find_bundle(&self, ns: &str, name: &str, prefer: &[&str]) -> Option<usize> {
         let hits = self.bundle_index.get(&(ns, name))?;
         for t in prefer {
-            if let Some(i) = hits
-                .iter()
-                .copied()
-                .find(|i| self.bundles.get(*i).is_some_and(|b| b.bundle.bundle_type == *t))
-            {
+            if let Some(i) = hits.iter().copied().find(|i| {
+                self.bundles
+                    .get(*i)
+                    .is_some_and(|b| b.bundle.bundle_type == *t)
+            }) {
                 return Some(i);
             }
         }
