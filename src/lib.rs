@@ -20,6 +20,7 @@ pub mod eval;
 pub mod expr;
 pub mod fleet;
 pub mod functions;
+pub mod graph;
 pub mod henc;
 pub mod host;
 pub mod load;

@@ -77,6 +77,8 @@ enum Cmd {
     },
     /// Simulate one policy for many host profiles in parallel: a summary per node, or JSON lines
     Fleet(FleetArgs),
+    /// Graphs of a policy (bundle calls, classes, depends_on, bodies) as DOT, mermaid or JSON, with lints
+    Graph(GraphArgs),
     /// Host profiles: `cfsim host generate` makes synthetic fleets
     #[command(subcommand)]
     Host(HostCmd),
@@ -173,6 +175,42 @@ struct FleetArgs {
     negate: Vec<String>,
     #[arg(short = 'b', long = "bundlesequence")]
     bundlesequence: Option<String>,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Lints (stderr, FILE:LINE:COL: warning: ...): calls: agent bundles never reached from the \
+bundlesequence; classes: classes used but never defined, classes defined but never used; depends: \
+depends_on cycles; bodies: bodies never used. Exit codes: 0 done; 1 invalid policy (as cfsim promises), \
+or a warning with --deny-warnings; 2 usage or I/O error."
+)]
+struct GraphArgs {
+    /// Entry policy file (loaded, checked and pre-evaluated as `cfsim promises` does).
+    #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
+    file: String,
+    /// calls: bundlesequence and bundle calls; classes: class definitions and uses; depends:
+    /// depends_on to handles; bodies: body use and inherit_from.
+    #[arg(long = "kind", default_value = "calls", value_parser = ["calls", "classes", "depends", "bodies"])]
+    kind: String,
+    /// dot (Graphviz), mermaid or json.
+    #[arg(long = "format", default_value = "dot", value_parser = ["dot", "mermaid", "json"])]
+    format: String,
+    /// Show only what is reachable from this node: a bundle (`main`, `ns:b`), class, handle or body
+    /// name, or a node id; in the classes graph a bundle name selects its promises.
+    #[arg(long = "from", value_name = "NODE")]
+    from: Option<String>,
+    /// At most N edges away from --from (or from the bundlesequence / the graph's roots).
+    #[arg(long = "depth", value_name = "N")]
+    depth: Option<usize>,
+    /// Exit 1 when there is any warning.
+    #[arg(long = "deny-warnings")]
+    deny_warnings: bool,
+    /// Print the lints of every kind, not only those of the graph shown.
+    #[arg(long = "all-lints")]
+    all_lints: bool,
+    /// Host profile for the pre-evaluation that loads inputs named by variables (default: this machine).
+    #[arg(long = "host", default_value = "local")]
+    host: String,
 }
 
 #[derive(Subcommand)]
@@ -419,6 +457,17 @@ fn main() -> ExitCode {
                 bundlesequence: a.bundlesequence,
             })
         }
+        Cmd::Graph(a) => cli::graph::run(&cli::graph::Options {
+            file: a.file,
+            kind: cfsim::graph::Kind::parse(&a.kind).unwrap_or(cfsim::graph::Kind::Calls),
+            format: cfsim::graph::render::Format::parse(&a.format)
+                .unwrap_or(cfsim::graph::render::Format::Dot),
+            from: a.from,
+            depth: a.depth,
+            deny_warnings: a.deny_warnings,
+            all_lints: a.all_lints,
+            host: a.host,
+        }),
         Cmd::Enc { config, node } => return cfsim::henc::cli::enc(&node, config.as_deref()),
         Cmd::Promises(a) => {
             let format = match a.format.as_deref().map(cli::promises::OutputFormat::parse) {

@@ -3,5 +3,6 @@
 pub mod agent;
 pub mod diff;
 pub mod fleet;
+pub mod graph;
 pub mod promises;
 pub mod test;

@@ -57,47 +57,13 @@ pub fn run(opts: &Options) -> u8 {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
-    let files = match load_with_inputs(&opts.file) {
+    let files = match load_checked(&opts.file, &mut out, &mut err) {
         Ok(f) => f,
-        Err(e) => {
-            log_error(&mut out, &e.to_string());
-            return 2;
+        Err(code) => {
+            let _ = out.flush();
+            return code;
         }
     };
-    let report = crate::load::check_all(&files);
-    let mut errors = 0usize;
-    // Where cf-promises stopped with "Too many errors": logs of later constraints are never printed
-    // (those of the constraint that hit the limit are, as recorded in checks/too_many_errors).
-    let mut stopped_at: Option<(usize, u32)> = None;
-    for (n, (i, d)) in report.diags.iter().enumerate() {
-        let Some(l) = files.get(*i) else { continue };
-        let _ = err.write_all(d.render(&l.file).as_bytes());
-        if d.fatal {
-            return 1;
-        }
-        if d.severity == crate::diag::Severity::Error && n < report.parse_time {
-            errors += 1;
-            if errors > check::MAX_ERRORS {
-                let _ = writeln!(err, "{}", check::TOO_MANY_ERRORS);
-                stopped_at = Some((*i, d.offset));
-                break;
-            }
-        }
-    }
-    for (i, off, line) in &report.log {
-        if stopped_at.is_some_and(|(si, so)| (*i, *off) > (si, so)) {
-            continue;
-        }
-        log_error(&mut out, line);
-    }
-    if stopped_at.is_some() {
-        let _ = out.flush();
-        return 1;
-    }
-    if report.has_errors() {
-        log_error(&mut out, check::SYNTAX_ERRORS_SUMMARY);
-        return 1;
-    }
     // `-p` output is rendered now, because the loaded files move into the pre-evaluation (not loaded and
     // checked a second time), and printed after what the pre-evaluation logs
     let entry: Option<&Loaded> = files.first();
@@ -144,6 +110,58 @@ pub fn run(opts: &Options) -> u8 {
     // the rest of the output (the memory goes back to the system at exit)
     std::mem::forget(engine);
     code
+}
+
+/// Loads `file` with its literal inputs and runs cf-promises' checks, printing their messages as
+/// cf-promises does (diagnostics on `err`, log lines on `out`). `Err` is the exit code: 2 when a file
+/// cannot be read, 1 for an invalid policy. Every front end that reads a policy as `cfsim promises`
+/// does (`cfsim graph`) goes through here.
+pub fn load_checked(
+    file: &str,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Result<Vec<Loaded>, u8> {
+    let files = match load_with_inputs(file) {
+        Ok(f) => f,
+        Err(e) => {
+            log_error(out, &e.to_string());
+            return Err(2);
+        }
+    };
+    let report = crate::load::check_all(&files);
+    let mut errors = 0usize;
+    // Where cf-promises stopped with "Too many errors": logs of later constraints are never printed
+    // (those of the constraint that hit the limit are, as recorded in checks/too_many_errors).
+    let mut stopped_at: Option<(usize, u32)> = None;
+    for (n, (i, d)) in report.diags.iter().enumerate() {
+        let Some(l) = files.get(*i) else { continue };
+        let _ = err.write_all(d.render(&l.file).as_bytes());
+        if d.fatal {
+            return Err(1);
+        }
+        if d.severity == crate::diag::Severity::Error && n < report.parse_time {
+            errors += 1;
+            if errors > check::MAX_ERRORS {
+                let _ = writeln!(err, "{}", check::TOO_MANY_ERRORS);
+                stopped_at = Some((*i, d.offset));
+                break;
+            }
+        }
+    }
+    for (i, off, line) in &report.log {
+        if stopped_at.is_some_and(|(si, so)| (*i, *off) > (si, so)) {
+            continue;
+        }
+        log_error(out, line);
+    }
+    if stopped_at.is_some() {
+        return Err(1);
+    }
+    if report.has_errors() {
+        log_error(out, check::SYNTAX_ERRORS_SUMMARY);
+        return Err(1);
+    }
+    Ok(files)
 }
 
 /// Pre-evaluates like cf-promises (with the `--host`, `-D` and `-N` of the command line); `Err` is the
