@@ -271,7 +271,7 @@ const LINTS: &[(&str, &str, &[&str])] = &[
         "unused_class",
         "classes",
         &[
-            "11:7: warning: class 'never_used' is defined but never used",
+            "11:7: warning: class 'never_used (local to main)' is defined but never used",
             "14:30: warning: no class set by classes => if_repaired(\"nobody_cares\") is ever used (nobody_cares)",
         ],
     ),

@@ -8,7 +8,10 @@
 //!
 //! Names with variables are skipped (they are known only at run time). Names are canonified like the
 //! agent does for definitions; a class defined in a namespace other than `default` is `ns:name`, and
-//! an unqualified use in that namespace refers to it when it exists.
+//! an unqualified use in that namespace refers to it when it exists. A `classes:` promise of an agent
+//! bundle without `scope => "namespace"` defines a bundle-local class (`NAME@BUNDLE`, shown as
+//! "NAME (local to BUNDLE)"): only uses in that bundle refer to it; elsewhere the name means the
+//! global class, as for the agent.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -368,8 +371,19 @@ fn collect(m: &Model<'_>) -> Collect {
                     }
                 }
                 if s.promise_type == "classes" && !is_dynamic(&p.promiser.value) {
+                    // agent bundles define bundle-local classes unless told otherwise
+                    let namespace_scope = matches!(
+                        constraint(p, "scope"),
+                        Some(Rval::Scalar(v)) if v.value == "namespace"
+                    );
+                    let global = key(b.ns, &canon(&p.promiser.value));
+                    let class = if b.bundle.bundle_type == "common" || namespace_scope {
+                        global
+                    } else {
+                        format!("{global}@{bname}")
+                    };
                     c.defs.push(Def {
-                        class: key(b.ns, &canon(&p.promiser.value)),
+                        class,
                         actor: actor.clone(),
                         kind: "classes",
                         label: String::new(),
@@ -499,8 +513,14 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
         if let Some(i) = class_nodes.get(name) {
             return *i;
         }
-        let (ns, bare) = split_ns(name, "default");
-        let mut n = Node::new(format!("class:{name}"), name, "class");
+        let (local, bundle) = name.split_once('@').unwrap_or((name, ""));
+        let (ns, bare) = split_ns(local, "default");
+        let label = if bundle.is_empty() {
+            name.to_string()
+        } else {
+            format!("{local} (local to {bundle})")
+        };
+        let mut n = Node::new(format!("class:{name}"), &label, "class");
         n.namespace = ns.to_string();
         n.name = bare.to_string();
         n.subtype = if defined.contains(name) {
@@ -535,6 +555,13 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
             }
         } else {
             u.name.clone()
+        };
+        // a bundle-local class of the bundle the use is in comes first
+        let local = format!("{name}@{}", u.actor.bundle);
+        let name = if defined.contains(local.as_str()) {
+            local
+        } else {
+            name
         };
         let from = class_node(&mut g, &name, u.pos);
         let to = actor_node(&mut g, m, &u.actor);

@@ -52,9 +52,19 @@ pub fn eval_dir() -> PathBuf {
     root().join("policies/eval")
 }
 
-/// Every `policies/eval/<topic>/NAME.cf`, sorted by path.
+/// Every `policies/eval/<topic>/NAME.cf`, then the lessons `policies/lessons/NAME.cf` (recorded the same
+/// way, topic `lessons`), sorted by path.
 pub fn policies() -> Vec<PathBuf> {
     let mut out = Vec::new();
+    for f in std::fs::read_dir(root().join("policies/lessons"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+    {
+        let p = f.path();
+        if p.extension().and_then(|e| e.to_str()) == Some("cf") {
+            out.push(p);
+        }
+    }
     for topic in std::fs::read_dir(eval_dir())
         .unwrap()
         .filter_map(|e| e.ok())
@@ -78,7 +88,10 @@ pub fn policies() -> Vec<PathBuf> {
 
 /// `topic/NAME` of a policy path.
 pub fn name(policy: &Path) -> String {
-    let rel = policy.strip_prefix(eval_dir()).unwrap();
+    let rel = policy
+        .strip_prefix(eval_dir())
+        .or_else(|_| policy.strip_prefix(root().join("policies")))
+        .unwrap();
     rel.with_extension("").display().to_string()
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # record-eval.sh: (re-)record the eval corpus policies/eval/<topic>/NAME.cf with the real cf-agent 3.21.0.
 #
-#   tests/oracle/record-eval.sh [POLICY.cf ...]      default: every policies/eval/*/*.cf
+#   tests/oracle/record-eval.sh [POLICY.cf ...]      default: every policies/eval/*/*.cf and policies/lessons/*.cf
 #
 # Per policy, run from its directory as ./NAME.cf through /work/shared/tools/cf-oracle (validates with
 # `cf-promises -c` first, passes -K and the policy's "# args:" line), it writes:
@@ -17,7 +17,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 oracle=${CF_ORACLE:-/work/shared/tools/cf-oracle}
 filter="$root/tests/oracle/eval-filter.sh"
-if [ $# -eq 0 ]; then set -- "$root"/policies/eval/*/*.cf; fi
+if [ $# -eq 0 ]; then set -- "$root"/policies/eval/*/*.cf "$root"/policies/lessons/*.cf; fi
 
 # replace the literal text $1 by $DIR on stdin
 subdir() { awk -v dir="$1" '{ s = $0; out = ""; while ((i = index(s, dir)) > 0) { out = out substr(s, 1, i - 1) "$DIR"; s = substr(s, i + length(dir)) } print out s }'; }
@@ -47,8 +47,8 @@ done
   echo
   echo "| policy | args | exec | exit | pins |"
   echo "|---|---|---|---|---|"
-  for cf in "$root"/policies/eval/*/*.cf; do
-    rel=${cf#$root/policies/eval/}
+  for cf in "$root"/policies/eval/*/*.cf "$root"/policies/lessons/*.cf; do
+    rel=${cf#$root/policies/}; rel=${rel#eval/}
     args=$(grep -m1 '^# args:' "$cf" | sed 's/^# args: *//')
     exec=$(grep -q '^# cfsim: --exec' "$cf" && echo yes)
     pins=$(awk '!/^#/ { exit } { print }' "$cf" | grep -v -e '^# args:' -e '^# cfsim:' | sed 's/^# //' | tr '\n' ' ' | sed 's/ *$//; s/|/\\|/g')
