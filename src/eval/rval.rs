@@ -101,6 +101,7 @@ impl Engine<'_> {
             let mut cx = CallCtx::new(&mut self.ctx, &self.host);
             cx.agent = self.agent_component;
             let o = eval_call(&mut cx, &expr, &mut self.cache);
+            self.limit_hit |= cx.limit_hit;
             (o, cx.log)
         };
         for l in log {

@@ -9,6 +9,9 @@ use crate::value::Value;
 
 /// Deepest directory level `**` expands to in `findfiles`.
 pub const GLOB_MAX_DEPTH: usize = 16;
+/// Most directory entries and paths one `findfiles()`/`findfiles_up()` pattern may visit (cfsim's
+/// limit: `/**` on a real machine walks /proc and every mount 16 levels deep).
+pub const MAX_GLOB_VISITS: usize = 1_000_000;
 
 pub const FUNCTIONS: &[FnDef] = &[
     def("fileexists", false, fileexists),
@@ -212,9 +215,19 @@ fn lsdir(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 /// Shell glob of one path component (`*`, `?`, `[...]`); a leading `.` needs an explicit match.
 pub fn glob_component(pat: &str, name: &str) -> bool {
+    component_matches(pat, glob_regex(pat).as_ref(), name)
+}
+
+/// `name` against component pattern `pat` compiled as `re` (`*` needs no regex).
+fn component_matches(pat: &str, re: Option<&regex::Regex>, name: &str) -> bool {
     if name.starts_with('.') && !pat.starts_with('.') {
         return false;
     }
+    pat == "*" || re.is_some_and(|r| r.is_match(name))
+}
+
+/// The regex of one path component's glob pattern (`*`, `?`, `[…]`, `[!…]`).
+fn glob_regex(pat: &str) -> Option<regex::Regex> {
     let mut re = String::from("^");
     let mut chars = pat.chars().peekable();
     while let Some(c) = chars.next() {
@@ -242,10 +255,20 @@ pub fn glob_component(pat: &str, name: &str) -> bool {
         }
     }
     re.push('$');
-    regex::Regex::new(&re).is_ok_and(|r| r.is_match(name))
+    regex::Regex::new(&re).ok()
 }
 
-fn glob_walk(ctx: &CallCtx<'_>, base: &str, parts: &[&str], out: &mut Vec<String>) {
+fn glob_walk(
+    ctx: &CallCtx<'_>,
+    base: &str,
+    parts: &[&str],
+    out: &mut Vec<String>,
+    budget: &mut usize,
+) {
+    if *budget == 0 {
+        return;
+    }
+    *budget -= 1;
     let Some((first, rest)) = parts.split_first() else {
         out.push(base.to_string());
         return;
@@ -261,7 +284,7 @@ fn glob_walk(ctx: &CallCtx<'_>, base: &str, parts: &[&str], out: &mut Vec<String
         for depth in 1..=GLOB_MAX_DEPTH {
             let mut expanded: Vec<&str> = vec!["*"; depth];
             expanded.extend_from_slice(rest);
-            glob_walk(ctx, base, &expanded, out);
+            glob_walk(ctx, base, &expanded, out, budget);
         }
         return;
     }
@@ -272,17 +295,37 @@ fn glob_walk(ctx: &CallCtx<'_>, base: &str, parts: &[&str], out: &mut Vec<String
                 out.push(p);
             }
         } else {
-            glob_walk(ctx, &p, rest, out);
+            glob_walk(ctx, &p, rest, out, budget);
         }
         return;
     }
     let Some(entries) = ctx.host.list_dir(base) else {
         return;
     };
+    // compiled once for every entry of the directory
+    let re = if *first == "*" {
+        None
+    } else {
+        glob_regex(first)
+    };
     for e in entries {
-        if glob_component(first, &e) {
-            glob_walk(ctx, &join(&e), rest, out);
+        if *budget == 0 {
+            return;
         }
+        *budget -= 1;
+        if component_matches(first, re.as_ref(), &e) {
+            glob_walk(ctx, &join(&e), rest, out, budget);
+        }
+    }
+}
+
+/// Reports a pattern whose walk ran out of its budget (the result is incomplete).
+fn glob_limit(ctx: &mut CallCtx<'_>, budget: usize, pat: &str) {
+    if budget == 0 {
+        ctx.error(format!(
+            "cfsim: findfiles('{pat}') visited more than {MAX_GLOB_VISITS} paths; its result is incomplete"
+        ));
+        ctx.limit_hit = true;
     }
 }
 
@@ -294,7 +337,9 @@ fn findfiles(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         }
         let parts: Vec<&str> = pat.split('/').filter(|p| !p.is_empty()).collect();
         let mut found = Vec::new();
-        glob_walk(ctx, "/", &parts, &mut found);
+        let mut budget = MAX_GLOB_VISITS;
+        glob_walk(ctx, "/", &parts, &mut found, &mut budget);
+        glob_limit(ctx, budget, pat);
         found.sort();
         found.dedup();
         out.extend(found);
@@ -361,7 +406,9 @@ fn findfiles_up(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             .filter(|p| !p.is_empty())
             .collect();
         let mut found = Vec::new();
-        glob_walk(ctx, "/", &parts, &mut found);
+        let mut budget = MAX_GLOB_VISITS;
+        glob_walk(ctx, "/", &parts, &mut found, &mut budget);
+        glob_limit(ctx, budget, &format!("{dir}/{glob}"));
         found.sort();
         out.extend(found.into_iter().map(serde_json::Value::String));
         let parent = dirname_of(&dir);

@@ -86,6 +86,9 @@ pub struct CallCtx<'a> {
     pub log: Vec<LogLine>,
     /// True in cf-agent (the default), false in cf-promises: a few messages differ between the tools.
     pub agent: bool,
+    /// A function stopped at one of cfsim's limits (its result is incomplete): the run's exit code
+    /// becomes `EXIT_LIMIT`.
+    pub limit_hit: bool,
 }
 
 impl<'a> CallCtx<'a> {
@@ -96,6 +99,7 @@ impl<'a> CallCtx<'a> {
             host,
             log: Vec::new(),
             agent: true,
+            limit_hit: false,
         }
     }
 

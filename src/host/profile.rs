@@ -13,6 +13,10 @@ use super::{FileSystem, Host, HostError, HostTime, OsInfo, DEFAULT_CF_COMPONENTS
 
 /// Largest profile accepted (bytes).
 pub const MAX_PROFILE_BYTES: u64 = 8 * 1024 * 1024;
+/// Longest host or domain name a profile may give (RFC 1035).
+pub const MAX_DNS_NAME: usize = 253;
+/// Longest label of a host or domain name (RFC 1035).
+pub const MAX_DNS_LABEL: usize = 63;
 
 /// Interface flag names cf-agent prints (`sys.interface_flags`), in its order.
 pub const FLAG_NAMES: &[&str] = &[
@@ -226,9 +230,31 @@ impl Reader<'_> {
         }
     }
 
+    /// A host or domain name within DNS's limits (RFC 1035: at most 253 characters, labels of at most
+    /// 63): the agent derives a class per label and suffix, so an unbounded name would cost quadratic
+    /// memory.
+    fn dns_name(&self, field: &str, name: String) -> R<String> {
+        if name.len() > MAX_DNS_NAME {
+            return self.err(
+                field,
+                "a DNS name of at most 253 characters",
+                format!("{} characters", name.len()),
+            );
+        }
+        if let Some(l) = name.split('.').find(|l| l.len() > MAX_DNS_LABEL) {
+            return self.err(
+                field,
+                "DNS labels of at most 63 characters",
+                format!("a label of {} characters", l.len()),
+            );
+        }
+        Ok(name)
+    }
+
     fn host(&self, v: &Value, base: &Path) -> R<Host> {
         let m = self.object(v, "", TOP_FIELDS)?;
         let hostname = self.req_string(m, "hostname", "hostname")?;
+        let hostname = self.dns_name("hostname", hostname)?;
         let os = self.os(m.get("os"))?;
         let cpus = match m.get("cpus") {
             Some(v) => match v.as_u64() {
@@ -340,7 +366,10 @@ impl Reader<'_> {
         Ok(Host {
             origin: self.file.to_string(),
             hostname,
-            domain: self.string(m, "domain", "domain")?.unwrap_or_default(),
+            domain: self.dns_name(
+                "domain",
+                self.string(m, "domain", "domain")?.unwrap_or_default(),
+            )?,
             host_aliases: self.strings(m, "host_aliases", "host_aliases")?,
             os,
             cpus,

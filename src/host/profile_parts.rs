@@ -26,11 +26,12 @@ impl Reader<'_> {
             }
         };
         let mut out: Vec<Interface> = Vec::new();
+        let mut names = std::collections::HashSet::new();
         for (i, item) in items.iter().enumerate() {
             let f = format!("interfaces[{i}]");
             let m = self.object(item, &f, IFACE_FIELDS)?;
             let name = self.req_string(m, "name", &format!("{f}.name"))?;
-            if out.iter().any(|o| o.name == name) {
+            if !names.insert(name.clone()) {
                 return self.err(
                     &format!("{f}.name"),
                     "a name not used by another interface",

@@ -32,7 +32,13 @@ pub(super) const SRC: &str = "source=agent";
 /// cf-agent's work directory layout on Debian (compiled-in paths).
 pub const WORKDIR: &str = "/var/lib/cfengine3";
 
-pub(super) struct Out(pub(super) Vec<SysVar>);
+/// The variables in the order first set; setting a name again replaces its value in place (an index
+/// by name keeps that linear in the number of interfaces and addresses).
+#[derive(Default)]
+pub(super) struct Out {
+    vars: Vec<SysVar>,
+    index: std::collections::HashMap<String, usize>,
+}
 
 impl Out {
     pub(super) fn put(&mut self, name: &str, value: SysValue, tags: &str) {
@@ -41,9 +47,12 @@ impl Out {
             value,
             tags: tags.to_string(),
         };
-        match self.0.iter_mut().find(|x| x.name == name) {
+        match self.index.get(name).and_then(|&i| self.vars.get_mut(i)) {
             Some(slot) => *slot = v,
-            None => self.0.push(v),
+            None => {
+                self.index.insert(name.to_string(), self.vars.len());
+                self.vars.push(v);
+            }
         }
     }
     pub(super) fn s(&mut self, name: &str, value: impl Into<String>, tags: &str) {
@@ -53,7 +62,7 @@ impl Out {
 
 /// All `sys.*` variables for `host`; `entry` is the policy entry file (`sys.policy_entry_*`).
 pub fn sys_vars(host: &Host, entry: Option<&Path>) -> Vec<SysVar> {
-    let mut o = Out(Vec::new());
+    let mut o = Out::default();
     let (fq, uq, domain) = host.names();
     o.s(
         "host",
@@ -162,7 +171,7 @@ pub fn sys_vars(host: &Host, entry: Option<&Path>) -> Vec<SysVar> {
         o.s("policy_entry_dirname", dir, SRC);
         o.s("policy_entry_basename", base, SRC);
     }
-    o.0
+    o.vars
 }
 
 fn time_vars(host: &Host, o: &mut Out) {

@@ -7,9 +7,28 @@ use super::canon::canonify;
 use super::sysvars::{Out, SysValue, SRC};
 use super::{Host, Interface};
 
+/// A list holding each value once, in the order first pushed (a set beside it keeps pushes linear).
+#[derive(Default)]
+struct UniqueList {
+    items: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl UniqueList {
+    fn push(&mut self, v: &str) {
+        if self.seen.insert(v.to_string()) {
+            self.items.push(v.to_string());
+        }
+    }
+}
+
 pub(super) fn interface_vars(host: &Host, o: &mut Out) {
-    let (mut ifaces, mut macs, mut flags, mut ips) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut ifaces, mut macs, mut flags, mut ips) = (
+        UniqueList::default(),
+        UniqueList::default(),
+        Vec::new(),
+        Vec::new(),
+    );
     let mut ipv4_set = false;
     for iface in &host.interfaces {
         let cname = canonify(&iface.name);
@@ -43,8 +62,8 @@ pub(super) fn interface_vars(host: &Host, o: &mut Out) {
                     o.s(&format!("hardware_mac[{cname}]"), mac.clone(), SRC);
                     // Verified (netns, two addresses on one interface): these lists hold each value
                     // once, while `hardware_flags` gets one entry per address.
-                    push_once(&mut macs, mac);
-                    push_once(&mut ifaces, &iface.name);
+                    macs.push(mac);
+                    ifaces.push(&iface.name);
                 }
             }
         }
@@ -68,7 +87,7 @@ pub(super) fn interface_vars(host: &Host, o: &mut Out) {
             .iter()
             .any(|a| a.address != std::net::Ipv6Addr::LOCALHOST)
         {
-            push_once(&mut ifaces, &iface.name);
+            ifaces.push(&iface.name);
         }
     }
     for iface in extra_mac_interfaces(host) {
@@ -78,20 +97,20 @@ pub(super) fn interface_vars(host: &Host, o: &mut Out) {
                 mac.clone(),
                 "source=agent,derived-from=ifconfig",
             );
-            push_once(&mut macs, mac);
+            macs.push(mac);
         }
     }
-    if !ifaces.is_empty() {
+    if !ifaces.items.is_empty() {
         o.put(
             "interfaces",
-            SysValue::List(ifaces),
+            SysValue::List(ifaces.items),
             "inventory,source=agent,attribute_name=Interfaces",
         );
     }
-    if !macs.is_empty() {
+    if !macs.items.is_empty() {
         o.put(
             "hardware_addresses",
-            SysValue::List(macs),
+            SysValue::List(macs.items),
             "inventory,source=agent,attribute_name=MAC addresses",
         );
     }
@@ -100,12 +119,6 @@ pub(super) fn interface_vars(host: &Host, o: &mut Out) {
     }
     if !ips.is_empty() {
         o.put("ip_addresses", SysValue::List(ips), SRC);
-    }
-}
-
-fn push_once(list: &mut Vec<String>, v: &str) {
-    if !list.iter().any(|x| x == v) {
-        list.push(v.to_string());
     }
 }
 
@@ -174,6 +187,7 @@ pub(super) fn inet(host: &Host, o: &mut Out) {
     }
     // Connected routes in `/proc/net/route` (FIB trie) order: by destination, one per subnet.
     let mut connected: Vec<(u32, u8, &str)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for i in host
         .interfaces
         .iter()
@@ -185,7 +199,7 @@ pub(super) fn inet(host: &Host, o: &mut Out) {
                 a.prefix,
                 i.name.as_str(),
             );
-            if !connected.contains(&key) {
+            if seen.insert(key) {
                 connected.push(key);
             }
         }

@@ -1,0 +1,194 @@
+//! Costs that grow linearly with the input (issue 15): a run on a host with N interfaces, and the check
+//! of a policy with N bundles, take about 4 times the CPU for 4 times the input. Measured as the ratio
+//! of the children's CPU time (`/proc/self/stat` cutime + cstime, so a busy machine does not matter)
+//! between two sizes, never against an absolute time: linear gives about 4, the quadratic code these
+//! replace gave 14 and more; the bound is 8. Also the explicit bounds that replace unbounded costs:
+//! host and domain names within DNS's limits.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cfsim-linear-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// CPU seconds (user + system) of this process's waited-for children so far.
+fn children_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    // fields after the command name (which may hold blanks) start at state, field 3
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // cutime and cstime are fields 16 and 17 (1-based), i.e. 13 and 14 after state
+    let ticks: f64 = f[13].parse::<f64>().unwrap() + f[14].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+/// CPU seconds of one cfsim run (tests in this binary run one at a time: see `SERIAL`).
+fn cpu_of(args: &[&str]) -> (f64, Output) {
+    let before = children_cpu();
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .args(args)
+        .output()
+        .unwrap();
+    (children_cpu() - before, o)
+}
+
+/// The children's CPU time is per process: tests that measure it must not overlap.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn profile_with(
+    dir: &std::path::Path,
+    name: &str,
+    edit: impl Fn(&mut serde_json::Value),
+) -> String {
+    let base =
+        std::fs::read_to_string(root().join("policies/hosts/web1-oslo-debian.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+    v.as_object_mut().unwrap().remove("files");
+    edit(&mut v);
+    let p = dir.join(name);
+    std::fs::write(&p, v.to_string()).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn interfaces(n: usize) -> serde_json::Value {
+    (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("eth{i}"),
+                "mac": format!("52:54:00:{:02x}:{:02x}:{:02x}", (i >> 16) & 255, (i >> 8) & 255, i & 255),
+                "flags": ["up", "broadcast", "running"],
+                "ipv4": [format!("10.{}.{}.1/24", (i >> 8) & 255, i & 255)],
+                "ipv6": [],
+            })
+        })
+        .collect()
+}
+
+/// Ratio of CPU times of the larger to the smaller input, the larger run repeated when the smaller one
+/// was too short to measure.
+fn ratio(small: f64, large: f64) -> f64 {
+    large / small.max(0.01)
+}
+
+#[test]
+fn a_host_with_many_interfaces_costs_linear_time() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = scratch("ifaces");
+    let policy = d.join("p.cf");
+    std::fs::write(
+        &policy,
+        "body common control { bundlesequence => { \"main\" }; }\nbundle agent main { reports: \"ok $(sys.interface)\"; }\n",
+    )
+    .unwrap();
+    let policy = policy.to_string_lossy().into_owned();
+    let mut times = Vec::new();
+    for n in [2000, 8000] {
+        let prof = profile_with(&d, &format!("h{n}.json"), |v| {
+            v["interfaces"] = interfaces(n);
+        });
+        let (t, o) = cpu_of(&["agent", "-f", &policy, "--host", &prof]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        assert!(String::from_utf8_lossy(&o.stdout).contains("R: ok eth"));
+        times.push(t);
+    }
+    let r = ratio(times[0], times[1]);
+    eprintln!(
+        "interfaces 2000 -> 8000: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
+        times[0], times[1]
+    );
+    assert!(
+        r < 8.0,
+        "4x the interfaces cost {r:.1}x the CPU (linear: about 4)"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_policy_with_many_bundles_costs_linear_time() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = scratch("bundles");
+    let mut times = Vec::new();
+    for n in [10_000, 40_000] {
+        let mut text = String::from("body common control { bundlesequence => { \"b0\" }; }\n");
+        for i in 0..n {
+            text.push_str(&format!(
+                "bundle agent b{i} {{ reports: \"hello {i}\"; }}\n"
+            ));
+        }
+        let p = d.join(format!("b{n}.cf"));
+        std::fs::write(&p, text).unwrap();
+        let (t, o) = cpu_of(&["promises", "-f", &p.to_string_lossy()]);
+        assert_eq!(o.status.code(), Some(0));
+        times.push(t);
+    }
+    let r = ratio(times[0], times[1]);
+    eprintln!(
+        "bundles 10,000 -> 40,000: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
+        times[0], times[1]
+    );
+    assert!(
+        r < 8.0,
+        "4x the bundles cost {r:.1}x the CPU (linear: about 4)"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn host_and_domain_names_stay_within_dns_limits() {
+    let d = scratch("dns");
+    let long_domain = (0..200)
+        .map(|i| format!("l{i}"))
+        .collect::<Vec<_>>()
+        .join(".");
+    let cases = [
+        ("domain", serde_json::json!(long_domain), "field `domain`: expected a DNS name of at most 253 characters"),
+        ("domain", serde_json::json!(format!("{}.example.com", "a".repeat(64))), "field `domain`: expected DNS labels of at most 63 characters, got a label of 64 characters"),
+        ("hostname", serde_json::json!("h".repeat(300)), "field `hostname`: expected a DNS name of at most 253 characters, got 300 characters"),
+    ];
+    for (i, (field, value, want)) in cases.iter().enumerate() {
+        let prof = profile_with(&d, &format!("p{i}.json"), |v| {
+            v[*field] = value.clone();
+        });
+        let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .args(["agent", "-f"])
+            .arg(root().join("tests/specs/outcomes/policy.cf"))
+            .args(["--host", &prof])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        assert!(out.contains(want), "{out}");
+    }
+    // the longest names allowed still work
+    let ok = profile_with(&d, "ok.json", |v| {
+        v["domain"] = serde_json::json!(format!("{}.{}", "a".repeat(63), "b".repeat(63)));
+    });
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .args(["agent", "-f"])
+        .arg(root().join("tests/specs/outcomes/policy.cf"))
+        .args(["--host", &ok])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
