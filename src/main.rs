@@ -107,14 +107,67 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct PromisesArgs {
-    /// Entry policy file.
-    #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
+    /// Entry policy file (overridden by FILE; the last -f counts).
+    #[arg(
+        short = 'f',
+        long = "file",
+        default_value = "./promises.cf",
+        overrides_with = "file"
+    )]
     file: String,
+    /// The policy file, as cf-promises takes it after the options (overrides -f)
+    #[arg(value_name = "FILE")]
+    file_arg: Option<String>,
+    /// Print the syntax tables of CFEngine 3.21.0: none or json (identical to cf-promises -s json)
+    #[arg(short = 's', long = "syntax-description", value_name = "none|json")]
+    syntax_description: Option<String>,
+    /// Print the version of CFEngine simulated (and cfsim's)
+    #[arg(short = 'V', long = "version")]
+    version: bool,
+    /// Output verbose information (accepted: cfsim's checker prints what cf-promises prints by default)
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
+    /// Debugging output (accepted)
+    #[arg(short = 'd', long = "debug")]
+    debug: bool,
+    /// Log level: error, warning, notice, info, verbose, debug (accepted)
+    #[arg(short = 'g', long = "log-level")]
+    log_level: Option<String>,
+    /// All talk and no action (accepted: checking changes nothing anyway)
+    #[arg(short = 'n', long = "dry-run")]
+    dry_run: bool,
+    /// Evaluate functions during syntax checking: yes (default) or no (accepted: cfsim evaluates them)
+    #[arg(long = "eval-functions", num_args = 0..=1, default_missing_value = "yes", require_equals = true, value_name = "yes|no")]
+    eval_functions: Option<String>,
+    /// Override the work directory (accepted: the simulated host's work directory is its profile's)
+    #[arg(short = 'w', long = "workdir", value_name = "DIR")]
+    workdir: Option<String>,
+    /// Internal diagnostics (accepted: developers of the C implementation only)
+    #[arg(short = 'x', long = "diagnostic")]
+    diagnostic: bool,
+    /// Non-default warnings: <warnings>|all, or error=<warnings>|all (accepted)
+    #[arg(short = 'W', long = "warn", value_name = "WARNINGS")]
+    warn: Option<String>,
+    /// Colorize output: always, auto, never (accepted: cfsim prints no colour)
+    #[arg(short = 'C', long = "color", num_args = 0..=1, default_missing_value = "auto", require_equals = true, value_name = "WHEN")]
+    color: Option<String>,
+    /// Tag a directory with cf_promises_validated and cf_promises_release_id (accepted: cfsim writes nothing)
+    #[arg(short = 'T', long = "tag-release", value_name = "DIR")]
+    tag_release: Option<String>,
+    /// Log timestamps on each line (accepted: cfsim's output stays deterministic, without them)
+    #[arg(short = 'l', long = "timestamp")]
+    timestamp: bool,
+    /// Ignore def_preferred.json in favour of def.json (accepted: cfsim reads neither yet)
+    #[arg(long = "ignore-preferred-augments")]
+    ignore_preferred_augments: bool,
+    /// Debug logging of areas of the C implementation (accepted)
+    #[arg(long = "log-modules", value_name = "MODULES")]
+    log_modules: Option<String>,
     /// Print the policy: none, cf, json, cf-full, json-full.
     #[arg(short = 'p', long = "policy-output-format")]
     format: Option<String>,
-    /// Full check (accepted for compatibility; checks are always full).
-    #[arg(short = 'c', long = "check-all")]
+    /// Full policy integrity checks (accepted; cfsim runs the checks it has on every call)
+    #[arg(short = 'c', long = "full-check", alias = "check-all")]
     check_all: bool,
     /// Define classes (accepted; used by pre-evaluation).
     #[arg(short = 'D', long = "define", value_delimiter = ',')]
@@ -122,9 +175,9 @@ struct PromisesArgs {
     /// Negate persistent classes (accepted).
     #[arg(short = 'N', long = "negate", value_delimiter = ',')]
     negate: Vec<String>,
-    /// Bundlesequence override (accepted).
+    /// Bundlesequence to verify (accepted; repeatable)
     #[arg(short = 'b', long = "bundlesequence")]
-    bundlesequence: Option<String>,
+    bundlesequence: Vec<String>,
     /// Inform output.
     #[arg(short = 'I', long = "inform")]
     inform: bool,
@@ -263,29 +316,92 @@ profile, unreadable file); 3 a limit was hit (--max-call-depth, --max-iterations
 --max-list-length, --module-timeout): the run went on, but the simulation is incomplete."
 )]
 struct AgentArgs {
-    #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
+    /// Specify an alternative input file than the default (overridden by FILE; the last -f counts)
+    #[arg(
+        short = 'f',
+        long = "file",
+        default_value = "./promises.cf",
+        overrides_with = "file"
+    )]
     file: String,
-    /// Accepted for compatibility: cfsim never uses locks.
+    /// The policy file, as cf-agent takes it after the options (overrides -f)
+    #[arg(value_name = "FILE")]
+    file_arg: Option<String>,
+    /// Ignore locking constraints (accepted: cfsim never uses locks)
     #[arg(short = 'K', long = "no-lock")]
     no_lock: bool,
+    /// Define a list of comma separated classes at the start of execution
     #[arg(short = 'D', long = "define", value_delimiter = ',')]
     define: Vec<String>,
+    /// Undefine a list of comma separated classes at the start of execution
     #[arg(short = 'N', long = "negate", value_delimiter = ',')]
     negate: Vec<String>,
+    /// Set or override the bundlesequence (given more than once, the last one counts)
     #[arg(short = 'b', long = "bundlesequence")]
-    bundlesequence: Option<String>,
+    bundlesequence: Vec<String>,
+    /// Print basic information about changes made (promises repaired)
     #[arg(short = 'I', long = "inform")]
     inform: bool,
+    /// Output verbose information about the behaviour of the agent
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
+    /// Debugging output (cfsim: its most detailed level, -g debug)
+    #[arg(short = 'd', long = "debug")]
+    debug: bool,
+    /// All talk and no action mode: make no changes, only inform of promises not kept
     #[arg(short = 'n', long = "dry-run")]
     dry_run: bool,
+    /// How detailed logs should be: error, warning, notice, info, verbose, debug
     #[arg(short = 'g', long = "log-level")]
     log_level: Option<String>,
+    /// Show the final evaluated classes (optionally only those matching a regex)
     #[arg(long = "show-evaluated-classes", num_args = 0..=1, default_missing_value = "", require_equals = true)]
     show_evaluated_classes: Option<String>,
+    /// Show the final evaluated variables (optionally only those matching a regex)
     #[arg(long = "show-evaluated-vars", num_args = 0..=1, default_missing_value = "", require_equals = true)]
     show_evaluated_vars: Option<String>,
+    /// Print the version of CFEngine simulated (and cfsim's)
+    #[arg(short = 'V', long = "version")]
+    version: bool,
+    /// Bootstrap to a policy server (accepted: a simulation never bootstraps)
+    #[arg(short = 'B', long = "bootstrap", value_name = "SERVER")]
+    bootstrap: Option<String>,
+    /// Trust the server when bootstrapping: yes or no (accepted: a simulation never bootstraps)
+    #[arg(short = 'T', long = "trust-server", value_name = "yes|no")]
+    trust_server: Option<String>,
+    /// Do not run policy after bootstrapping (accepted: a simulation never bootstraps)
+    #[arg(long = "skip-bootstrap-policy-run")]
+    skip_bootstrap_policy_run: bool,
+    /// Override the work directory (accepted: the simulated host's work directory is its profile's)
+    #[arg(short = 'w', long = "workdir", value_name = "DIR")]
+    workdir: Option<String>,
+    /// Run checks of a CFEngine installation (accepted: there is none to check in a simulation)
+    #[arg(short = 'x', long = "self-diagnostics", num_args = 0..=1, default_missing_value = "", require_equals = true, value_name = "CHECK")]
+    self_diagnostics: Option<String>,
+    /// Timing information in verbose mode (accepted: simulated times would mean nothing)
+    #[arg(short = 't', long = "timing-output")]
+    timing_output: bool,
+    /// Colorize output: always, auto, never (accepted: cfsim prints no colour)
+    #[arg(short = 'C', long = "color", num_args = 0..=1, default_missing_value = "auto", require_equals = true, value_name = "WHEN")]
+    color: Option<String>,
+    /// Disable extension loading (accepted: cfsim loads no extensions)
+    #[arg(short = 'E', long = "no-extensions")]
+    no_extensions: bool,
+    /// Log timestamps on each line (accepted: cfsim's output stays deterministic, without them)
+    #[arg(short = 'l', long = "timestamp")]
+    timestamp: bool,
+    /// Ignore def_preferred.json in favour of def.json (accepted: cfsim reads neither yet)
+    #[arg(long = "ignore-preferred-augments")]
+    ignore_preferred_augments: bool,
+    /// Debug logging of areas of the C implementation (accepted: they do not exist in cfsim)
+    #[arg(long = "log-modules", value_name = "MODULES")]
+    log_modules: Option<String>,
+    /// Skip database integrity checks (accepted: a simulation opens no databases)
+    #[arg(long = "skip-db-check", num_args = 0..=1, default_missing_value = "", require_equals = true, value_name = "yes|no")]
+    skip_db_check: Option<String>,
+    /// Simulate mode: manifest, manifest-full or diff (accepted: not simulated yet; cfsim reports files promises as not simulated)
+    #[arg(long = "simulate", value_name = "MODE")]
+    simulate: Option<String>,
     /// Host profile JSON file, or `local` (default).
     #[arg(long = "host", default_value = "local")]
     host: String,
@@ -470,6 +586,77 @@ fn main() -> ExitCode {
         }),
         Cmd::Enc { config, node } => return cfsim::henc::cli::enc(&node, config.as_deref()),
         Cmd::Promises(a) => {
+            if a.version {
+                print!("{}", cli::compat::version());
+                return ExitCode::SUCCESS;
+            }
+            match a.syntax_description.as_deref() {
+                Some("json") => {
+                    print!("{}", cli::compat::SYNTAX_JSON);
+                    return ExitCode::SUCCESS;
+                }
+                Some("none") | None => {}
+                Some(other) => {
+                    println!("   error: Invalid syntax description output format '{other}'. Possible values are 'none', 'json'");
+                    return ExitCode::from(2);
+                }
+            }
+            use cli::compat::Ignored;
+            let mut ignored = Vec::new();
+            for (used, flag, why) in [
+                (
+                    a.workdir.is_some(),
+                    "-w/--workdir",
+                    "the simulated host's work directory is its profile's",
+                ),
+                (
+                    a.diagnostic,
+                    "-x/--diagnostic",
+                    "for developers of the C implementation",
+                ),
+                (
+                    a.warn.is_some(),
+                    "-W/--warn",
+                    "cfsim has no optional warnings yet",
+                ),
+                (a.color.is_some(), "-C/--color", "cfsim prints no colour"),
+                (
+                    a.tag_release.is_some(),
+                    "-T/--tag-release",
+                    "cfsim writes nothing",
+                ),
+                (
+                    a.timestamp,
+                    "-l/--timestamp",
+                    "cfsim prints no timestamps, so its output stays deterministic",
+                ),
+                (
+                    a.ignore_preferred_augments,
+                    "--ignore-preferred-augments",
+                    "cfsim reads no def_preferred.json",
+                ),
+                (
+                    a.log_modules.is_some(),
+                    "--log-modules",
+                    "they name areas of the C implementation",
+                ),
+                (
+                    a.eval_functions.as_deref() == Some("no"),
+                    "--eval-functions=no",
+                    "cfsim evaluates functions while checking",
+                ),
+                (
+                    a.debug || a.verbose || a.log_level.is_some(),
+                    "-d/-v/-g",
+                    "cfsim's checker prints the default level only",
+                ),
+            ] {
+                if used {
+                    ignored.push(Ignored { flag, why });
+                }
+            }
+            cli::compat::report(&ignored);
+            let _ = (a.dry_run, &a.bundlesequence, a.check_all, a.inform);
             let format = match a.format.as_deref().map(cli::promises::OutputFormat::parse) {
                 Some(None) => {
                     println!(
@@ -482,7 +669,7 @@ fn main() -> ExitCode {
                 None => None,
             };
             cli::promises::run(&cli::promises::Options {
-                file: a.file,
+                file: a.file_arg.unwrap_or(a.file),
                 format,
                 show_classes: a.show_classes,
                 show_vars: a.show_vars,
@@ -495,6 +682,86 @@ fn main() -> ExitCode {
         }
         Cmd::Agent(a) => {
             let _ = a.no_lock;
+            if a.version {
+                print!("{}", cli::compat::version());
+                return ExitCode::SUCCESS;
+            }
+            use cli::compat::Ignored;
+            let mut ignored = Vec::new();
+            for (used, flag, why) in [
+                (
+                    a.bootstrap.is_some(),
+                    "-B/--bootstrap",
+                    "a simulation never bootstraps",
+                ),
+                (
+                    a.trust_server.is_some(),
+                    "-T/--trust-server",
+                    "a simulation never bootstraps",
+                ),
+                (
+                    a.skip_bootstrap_policy_run,
+                    "--skip-bootstrap-policy-run",
+                    "a simulation never bootstraps",
+                ),
+                (
+                    a.workdir.is_some(),
+                    "-w/--workdir",
+                    "the simulated host's work directory is its profile's",
+                ),
+                (
+                    a.self_diagnostics.is_some(),
+                    "-x/--self-diagnostics",
+                    "there is no installation to check",
+                ),
+                (
+                    a.timing_output,
+                    "-t/--timing-output",
+                    "simulated times would mean nothing",
+                ),
+                (a.color.is_some(), "-C/--color", "cfsim prints no colour"),
+                (
+                    a.no_extensions,
+                    "-E/--no-extensions",
+                    "cfsim loads no extensions",
+                ),
+                (
+                    a.timestamp,
+                    "-l/--timestamp",
+                    "cfsim prints no timestamps, so its output stays deterministic",
+                ),
+                (
+                    a.ignore_preferred_augments,
+                    "--ignore-preferred-augments",
+                    "cfsim reads no def_preferred.json",
+                ),
+                (
+                    a.log_modules.is_some(),
+                    "--log-modules",
+                    "they name areas of the C implementation",
+                ),
+                (
+                    a.skip_db_check.is_some(),
+                    "--skip-db-check",
+                    "a simulation opens no databases",
+                ),
+                (
+                    a.simulate.is_some(),
+                    "--simulate",
+                    "files promises are not simulated yet; they are reported as not simulated",
+                ),
+            ] {
+                if used {
+                    ignored.push(Ignored { flag, why });
+                }
+            }
+            cli::compat::report(&ignored);
+            let log_level = match (a.log_level, a.debug) {
+                (None, true) => Some("debug".to_string()),
+                (l, _) => l,
+            };
+            // given more than once, the last one counts, as in cf-agent (recorded: -b a -b b runs b)
+            let bundlesequence = a.bundlesequence.last().cloned();
             let trace = match a.trace.as_deref() {
                 None => None,
                 Some("text") => Some(cli::agent::TraceFormat::Text),
@@ -505,15 +772,15 @@ fn main() -> ExitCode {
                 }
             };
             cli::agent::run(&cli::agent::Options {
-                file: a.file,
+                file: a.file_arg.unwrap_or(a.file),
                 host: a.host,
                 define: a.define,
                 negate: a.negate,
-                bundlesequence: a.bundlesequence,
+                bundlesequence,
                 inform: a.inform,
                 verbose: a.verbose,
                 dry_run: a.dry_run,
-                level: a.log_level,
+                level: log_level,
                 show_classes: a.show_evaluated_classes,
                 show_vars: a.show_evaluated_vars,
                 exec: a.exec,

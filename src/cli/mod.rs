@@ -1,6 +1,7 @@
 //! Subcommand implementations behind the thin `main.rs`: each takes parsed flags and returns an exit code.
 
 pub mod agent;
+pub mod compat;
 pub mod diff;
 pub mod fleet;
 pub mod graph;
