@@ -523,6 +523,7 @@ fn main() -> ExitCode {
                 trace_file: a.trace_file,
                 result_json: a.result_json,
                 brief_result: false,
+                keep_trace: false,
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: usize::try_from(a.max_call_depth).unwrap_or(64),
                     max_iterations: usize::try_from(a.max_iterations).unwrap_or(usize::MAX),
