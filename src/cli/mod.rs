@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod diff;
+pub mod explain;
 pub mod fleet;
 pub mod graph;
 pub mod promises;
