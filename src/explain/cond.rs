@@ -17,8 +17,10 @@ pub struct Cond {
     /// `guard` (the class guard line), `if`, `ifvarclass`, `unless`, or the classes promise's
     /// deciding attribute (`expression`, `and`, …).
     pub attr: String,
-    /// The condition as written.
+    /// The condition as written (a string's text without its quotes).
     pub expr: String,
+    /// The condition is a plain string (shown in quotes), not a list or a function call.
+    pub literal: bool,
     /// Its value at that evaluation: from the trace when it says, else evaluated from the classes
     /// the trace had defined by then; `None` when neither can tell.
     pub value: Option<bool>,
@@ -112,6 +114,7 @@ pub fn evaluate(
     let mut cond = Cond {
         attr: w.attr.clone(),
         expr: w.text.clone(),
+        literal: !matches!(w.rval, Some(Rval::List(..) | Rval::Call(_))),
         value: known,
         classes: Vec::new(),
         note: None,
@@ -119,13 +122,21 @@ pub fn evaluate(
     let exprs: Vec<&str> = match w.rval {
         None => vec![w.text.as_str()],
         Some(Rval::Scalar(s)) => vec![s.value.as_str()],
-        Some(Rval::List(items, _)) => items
-            .iter()
-            .filter_map(|i| match i {
-                Rval::Scalar(s) => Some(s.value.as_str()),
-                _ => None,
-            })
-            .collect(),
+        Some(Rval::List(items, _)) => {
+            let scalars: Vec<&str> = items
+                .iter()
+                .filter_map(|i| match i {
+                    Rval::Scalar(s) => Some(s.value.as_str()),
+                    _ => None,
+                })
+                .collect();
+            // a list holding function calls is known only as a whole
+            if scalars.len() == items.len() {
+                scalars
+            } else {
+                Vec::new()
+            }
+        }
         Some(_) => Vec::new(),
     };
     let whole_list = matches!(w.rval, Some(Rval::List(..)));
@@ -203,7 +214,19 @@ fn names_in_rval(rv: &Rval) -> Vec<String> {
     match rv {
         Rval::Scalar(s) => out.extend(crate::graph::classes::expression_names(&s.value)),
         Rval::List(items, _) => items.iter().for_each(|i| out.extend(names_in_rval(i))),
-        Rval::Call(c) => c.args.iter().for_each(|a| out.extend(names_in_rval(a))),
+        // only the functions that take class expressions name classes
+        Rval::Call(c) => match c.name.as_str() {
+            "and" | "or" | "not" => c.args.iter().for_each(|a| out.extend(names_in_rval(a))),
+            "ifelse" => {
+                let n = c.args.len();
+                for (k, a) in c.args.iter().enumerate() {
+                    if k % 2 == 0 && k + 1 < n {
+                        out.extend(names_in_rval(a));
+                    }
+                }
+            }
+            _ => {}
+        },
         Rval::Data(..) => {}
     }
     out

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::candidates::Via;
 use super::class::{CandidateReport, ClassAnswer, Source};
 use super::cond::{Atom, Cond};
-use super::facts::{display, display_qualified, Facts};
+use super::facts::{display, display_qualified, Facts, State};
 use super::promise::PromiseAnswer;
 use super::reach::Reach;
 use super::steps::{Attempt, Origin, Step};
@@ -138,11 +138,20 @@ fn cond_head(c: &Cond) -> String {
         "guard" => "class guard".to_string(),
         a => format!("{a} =>"),
     };
-    let mut s = format!("{attr} \"{}\": {}", c.expr, value_word(c.value));
+    let mut s = format!("{attr} {}: {}", shown_expr(c), value_word(c.value));
     if let Some(n) = &c.note {
         s.push_str(&format!(" ({n})"));
     }
     s
+}
+
+/// A condition's text: a string in quotes, a list or call as written.
+pub fn shown_expr(c: &Cond) -> String {
+    if c.literal {
+        format!("\"{}\"", c.expr)
+    } else {
+        c.expr.clone()
+    }
 }
 
 fn hard_words(facts: &Facts<'_>, tags: &[String]) -> String {
@@ -189,7 +198,13 @@ fn origin_words(facts: &Facts<'_>, a: &Atom, o: &Origin) -> String {
 }
 
 fn write_step(w: &mut W, facts: &Facts<'_>, s: &Step, indent: usize) {
-    w.line(indent, &event_head(facts, s.event));
+    write_step_as(w, facts, s, indent, "");
+}
+
+/// A step whose first line starts with `label` (`2. `); the rest is indented under it.
+fn write_step_as(w: &mut W, facts: &Facts<'_>, s: &Step, indent: usize, label: &str) {
+    w.line(indent, &format!("{label}{}", event_head(facts, s.event)));
+    let indent = indent + label.len();
     let plain = facts
         .event(s.event)
         .is_some_and(|e| s.how == format!("{} promise", e.promise_type));
@@ -254,6 +269,36 @@ fn write_reach(w: &mut W, facts: &Facts<'_>, r: &Reach, indent: usize) {
     }
 }
 
+/// When the last evaluation was in pass 3 and a class it needed was defined only afterwards: the
+/// promise is not evaluated again (there is no fourth pass).
+fn too_late(facts: &Facts<'_>, attempts: &[Attempt]) -> Option<String> {
+    let a = attempts.last()?;
+    let last = facts.event(*a.events.last()?)?;
+    if last.stage != "pass" || last.pass != 3 {
+        return None;
+    }
+    let late: Vec<String> = a
+        .conds
+        .iter()
+        .flat_map(|c| c.classes.iter())
+        .filter(|x| !x.negated)
+        .filter_map(|x| match x.state {
+            State::NotYet(Some(l)) => facts
+                .event(l)
+                .map(|e| format!("{} (defined at #{})", display(&x.key.0, &x.key.1), e.seq)),
+            _ => None,
+        })
+        .collect();
+    if late.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "there is no pass 4: {} came after this promise's last evaluation (#{}, pass 3)",
+        late.join(", "),
+        last.seq
+    ))
+}
+
 fn write_candidates(w: &mut W, facts: &Facts<'_>, cands: &[CandidateReport<'_>], what: &str) {
     let n = cands.len();
     w.line(
@@ -304,6 +349,9 @@ fn write_candidates(w: &mut W, facts: &Facts<'_>, cands: &[CandidateReport<'_>],
                     ),
                 );
                 write_attempts(w, facts, &c.attempts, 5);
+                if let Some(t) = too_late(facts, &c.attempts) {
+                    w.line(5, &t);
+                }
             }
         }
     }
@@ -446,12 +494,14 @@ fn var_text(w: &mut W, facts: &Facts<'_>, a: &VarAnswer<'_>) {
         }
         for (i, s) in a.assignments.iter().enumerate() {
             if n > 1 {
-                w.line(
-                    0,
-                    &format!("{}.{}", i + 1, if i + 1 == n { " (last)" } else { "" }),
-                );
+                let label = format!("{}. ", i + 1);
+                write_step_as(w, facts, s, 2, &label);
+                if i + 1 == n {
+                    w.line(2 + label.len(), "(the last change: it gave the value)");
+                }
+            } else {
+                write_step(w, facts, s, 2);
             }
-            write_step(w, facts, s, 2);
         }
         if !a.same_value.is_empty() {
             w.blank();
@@ -505,7 +555,12 @@ fn promise_text(w: &mut W, facts: &Facts<'_>, a: &PromiseAnswer<'_>) {
             .iter()
             .map(|c| match c.attr.as_str() {
                 "guard" => format!("class guard \"{}\"", c.text),
-                a => format!("{a} => \"{}\"", c.text),
+                a => match c.rval {
+                    Some(crate::syntax::ast::Rval::List(..) | crate::syntax::ast::Rval::Call(_)) => {
+                        format!("{a} => {}", c.text)
+                    }
+                    _ => format!("{a} => \"{}\"", c.text),
+                },
             })
             .collect();
         w.line(2, &format!("conditions: {}", c.join("; ")));
@@ -624,16 +679,28 @@ fn event_json(facts: &Facts<'_>, ev: usize) -> Value {
 }
 
 fn atom_json(facts: &Facts<'_>, a: &Atom, origin: Option<&Origin>) -> Value {
-    let mut v = json!({
+    let seq_of = |ev: usize| facts.event(ev).map(|e| e.seq);
+    let origin = match origin {
+        Some(o) => origin_json(facts, o),
+        // where it stood, without following the chain
+        None => match &a.state {
+            State::Hard(t) => json!({"kind": "hard", "profile": facts.profile, "tags": t}),
+            State::CommandLine => json!({"kind": "command_line"}),
+            State::Augments => json!({"kind": "augments"}),
+            State::Set(e) => json!({"kind": "promise", "seq": seq_of(*e)}),
+            State::NotYet(l) => {
+                json!({"kind": "not_yet", "defined_later_at": l.and_then(seq_of)})
+            }
+            State::Cancelled(e) => json!({"kind": "cancelled", "seq": seq_of(*e)}),
+        },
+    };
+    json!({
         "class": display(&a.key.0, &a.key.1),
         "written": a.written,
         "negated": a.negated,
         "defined": a.state.defined(),
-    });
-    if let Some(o) = origin {
-        v["origin"] = origin_json(facts, o);
-    }
-    v
+        "origin": origin,
+    })
 }
 
 fn origin_json(facts: &Facts<'_>, o: &Origin) -> Value {

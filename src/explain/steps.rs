@@ -242,7 +242,7 @@ fn how_var(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, var: &str) -> (Strin
                         "string" | "int" | "real" | "slist" | "ilist" | "rlist" | "data" | "policy"
                     )
                 })
-                .map(|c| format!(" ({} => {})", c.lval, short(&cond::text_of(&c.rval))));
+                .map(|c| format!(" ({} => {})", c.lval, short(&crate::graph::model::written(&c.rval))));
             (format!("{t} promise{}", attr.unwrap_or_default()), None)
         }
     }
@@ -439,14 +439,20 @@ pub fn blame_words(facts: &Facts<'_>, c: &Cond) -> String {
     parts.join("; ")
 }
 
-/// One condition and its value in words: `guard "c3" was false: c3 was …`.
+/// One condition and its value in words: `class guard "c3" was false: c3 was …`; `value` is what
+/// the evaluation needed to say (false: the condition did not hold).
 pub fn cond_words(facts: &Facts<'_>, c: &Cond, value: bool) -> String {
     let attr = match c.attr.as_str() {
         "guard" => "class guard".to_string(),
         a => format!("{a} =>"),
     };
-    let v = if value { "true" } else { "false" };
-    let mut s = format!("{attr} \"{}\" was {v}", c.expr);
+    let v = match c.value {
+        Some(true) => "was true",
+        Some(false) => "was false",
+        None if value => "held",
+        None => "did not hold",
+    };
+    let mut s = format!("{attr} {} {v}", super::render::shown_expr(c));
     let blame = blame_words(facts, c);
     if let Some(n) = &c.note {
         s.push_str(&format!(" ({n})"));
