@@ -155,6 +155,20 @@ pub fn is_module(p: &PromiseAt<'_>) -> bool {
 /// The classes a `classes => NAME(ARGS)` body sets: (attribute, class as written after replacing
 /// the body's parameters by the call's literal arguments).
 pub fn body_classes(facts: &Facts<'_>, rv: &Rval, ns: &str) -> Vec<(String, String)> {
+    body_attr_classes(facts, rv, ns, OUTCOME_ATTRS)
+}
+
+/// Attributes of a `classes` body that cancel classes.
+pub const CANCEL_ATTRS: &[&str] = &["cancel_kept", "cancel_repaired", "cancel_notkept"];
+
+/// The classes the attributes `attrs` of a `classes => NAME(ARGS)` body name, as
+/// [`body_classes`] finds them.
+pub fn body_attr_classes(
+    facts: &Facts<'_>,
+    rv: &Rval,
+    ns: &str,
+    attrs: &[&str],
+) -> Vec<(String, String)> {
     let (name, args): (&str, Vec<String>) = match rv {
         Rval::Scalar(s) => (&s.value, Vec::new()),
         Rval::Call(c) => (
@@ -169,7 +183,7 @@ pub fn body_classes(facts: &Facts<'_>, rv: &Rval, ns: &str) -> Vec<(String, Stri
         ),
         _ => return Vec::new(),
     };
-    outcome_classes(facts, name, ns, &args, 0)
+    outcome_classes(facts, name, ns, &args, attrs, 0)
 }
 
 fn substitute(text: &str, pairs: &[(String, String)]) -> String {
@@ -187,6 +201,7 @@ fn outcome_classes(
     name: &str,
     ns: &str,
     args: &[String],
+    attrs: &[&str],
     depth: usize,
 ) -> Vec<(String, String)> {
     if depth > MAX_INHERIT_DEPTH {
@@ -221,10 +236,10 @@ fn outcome_classes(
                 ),
                 _ => continue,
             };
-            parent = outcome_classes(facts, &pname, &body.ns, &pargs, depth + 1);
+            parent = outcome_classes(facts, &pname, &body.ns, &pargs, attrs, depth + 1);
             continue;
         }
-        if !OUTCOME_ATTRS.contains(&lval) {
+        if !attrs.contains(&lval) {
             continue;
         }
         for s in crate::graph::model::scalars(&a.constraint.rval) {

@@ -149,20 +149,25 @@ impl<'a> Facts<'a> {
         let mut touched = BTreeSet::new();
         for (i, e) in events.iter().enumerate() {
             let ns = ns_of(&e.bundle);
+            // an event may name a class twice (a vars promise is verified twice per pass)
+            let mut change = |c: &String, set: bool| {
+                let list = classes.entry(class_key(c, ns)).or_default();
+                let ch = Change { event: i, set };
+                if list.last() != Some(&ch) {
+                    list.push(ch);
+                }
+            };
             for c in &e.classes_set {
-                classes.entry(class_key(c, ns)).or_default().push(Change {
-                    event: i,
-                    set: true,
-                });
+                change(c, true);
             }
             for c in &e.classes_cancelled {
-                classes.entry(class_key(c, ns)).or_default().push(Change {
-                    event: i,
-                    set: false,
-                });
+                change(c, false);
             }
             for v in &e.vars_set {
-                vars.entry(v.clone()).or_default().push(i);
+                let list = vars.entry(v.clone()).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
             }
             by_site.entry((e.file.clone(), e.line)).or_default().push(i);
             if e.stage != "preeval" {

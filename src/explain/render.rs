@@ -198,13 +198,13 @@ fn origin_words(facts: &Facts<'_>, a: &Atom, o: &Origin) -> String {
 }
 
 fn write_step(w: &mut W, facts: &Facts<'_>, s: &Step, indent: usize) {
-    write_step_as(w, facts, s, indent, "");
+    write_step_as(w, facts, s, indent, "", 0);
 }
 
-/// A step whose first line starts with `label` (`2. `); the rest is indented under it.
-fn write_step_as(w: &mut W, facts: &Facts<'_>, s: &Step, indent: usize, label: &str) {
+/// A step whose first line starts with `label` (`2. `); the rest is indented `body` more.
+fn write_step_as(w: &mut W, facts: &Facts<'_>, s: &Step, indent: usize, label: &str, body: usize) {
     w.line(indent, &format!("{label}{}", event_head(facts, s.event)));
-    let indent = indent + label.len();
+    let indent = indent + body;
     let plain = facts
         .event(s.event)
         .is_some_and(|e| s.how == format!("{} promise", e.promise_type));
@@ -299,6 +299,27 @@ fn too_late(facts: &Facts<'_>, attempts: &[Attempt]) -> Option<String> {
     ))
 }
 
+/// Classes that decided the candidates' conditions and were never defined in the run: the next
+/// questions to ask.
+fn never_defined(cands: &[CandidateReport<'_>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in cands {
+        for a in &c.attempts {
+            for cond in &a.conds {
+                for x in &cond.classes {
+                    if !x.negated && x.state == State::NotYet(None) {
+                        let n = display(&x.key.0, &x.key.1);
+                        if !out.contains(&n) {
+                            out.push(n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 fn write_candidates(w: &mut W, facts: &Facts<'_>, cands: &[CandidateReport<'_>], what: &str) {
     let n = cands.len();
     w.line(
@@ -355,6 +376,18 @@ fn write_candidates(w: &mut W, facts: &Facts<'_>, cands: &[CandidateReport<'_>],
             }
         }
     }
+    let next = never_defined(cands);
+    if !next.is_empty() {
+        w.blank();
+        let asks: Vec<String> = next.iter().map(|n| format!("--class {n}")).collect();
+        w.line(
+            0,
+            &format!(
+                "Never defined in this run, so the next question is why: {}",
+                asks.join(", ")
+            ),
+        );
+    }
 }
 
 fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
@@ -395,22 +428,60 @@ fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
         w.line(0, &format!("{name} was defined by:"));
         write_step(w, facts, s, 2);
     }
-    if !a.again.is_empty() {
+    if !a.cancelled_by.is_empty() {
+        w.blank();
+        w.line(0, &format!("{name} was cancelled by:"));
+        // each cancelling promise once, with its evaluations
+        let mut sites: Vec<(String, Vec<usize>)> = Vec::new();
+        for ev in &a.cancelled_by {
+            let Some(e) = facts.event(*ev) else { continue };
+            let site = format!("{}:{}", e.file, e.line);
+            match sites.iter_mut().find(|(s, _)| *s == site) {
+                Some((_, v)) => v.push(*ev),
+                None => sites.push((site, vec![*ev])),
+            }
+        }
+        for (_, evs) in &sites {
+            let Some(first) = evs.first() else { continue };
+            w.line(2, &event_head(facts, *first));
+            w.line(4, &format!("how: {}", super::steps::how_cancel(facts, *first, &a.key.1)));
+            if evs.len() > 1 {
+                w.line(4, &format!("cancelled at {}", events_list(facts, evs)));
+            }
+        }
+        w.blank();
+        let changes = facts.changes(&a.key);
+        let items: Vec<String> = changes
+            .iter()
+            .filter_map(|c| {
+                facts.event(c.event).map(|e| {
+                    format!(
+                        "{} #{} {}",
+                        if c.set { "set" } else { "cancelled" },
+                        e.seq,
+                        when(e)
+                    )
+                })
+            })
+            .collect();
+        let shown = if items.len() > 8 {
+            let mut v: Vec<String> = items.iter().take(4).cloned().collect();
+            v.push("…".into());
+            v.extend(items.iter().skip(items.len() - 3).cloned());
+            v
+        } else {
+            items.clone()
+        };
+        w.line(0, &format!("history ({} changes): {}", items.len(), shown.join(", ")));
+    } else if !a.again.is_empty() {
         w.blank();
         w.line(
             0,
             &format!(
-                "defined again at {} (another activation of its bundle, or after a cancellation)",
+                "defined again at {} (another activation of its bundle)",
                 events_list(facts, &a.again)
             ),
         );
-    }
-    if !a.cancelled_by.is_empty() {
-        w.blank();
-        w.line(0, &format!("{name} was cancelled by:"));
-        for ev in &a.cancelled_by {
-            w.line(2, &event_head(facts, *ev));
-        }
     }
     if a.source == Source::None {
         w.blank();
@@ -492,15 +563,31 @@ fn var_text(w: &mut W, facts: &Facts<'_>, a: &VarAnswer<'_>) {
                 &format!("{name} was changed {n} times, in this order (the last one wins):"),
             );
         }
+        let mut shown: Vec<(String, usize)> = Vec::new();
         for (i, s) in a.assignments.iter().enumerate() {
-            if n > 1 {
-                let label = format!("{}. ", i + 1);
-                write_step_as(w, facts, s, 2, &label);
-                if i + 1 == n {
-                    w.line(2 + label.len(), "(the last change: it gave the value)");
-                }
-            } else {
+            if n == 1 {
                 write_step(w, facts, s, 2);
+                continue;
+            }
+            let label = format!("{}. ", i + 1);
+            let last = if i + 1 == n { "last, it gave the value: " } else { "" };
+            let site = facts
+                .event(s.event)
+                .map(|e| format!("{}:{}", e.file, e.line))
+                .unwrap_or_default();
+            match shown.iter().find(|(x, _)| *x == site) {
+                // the same promise again: its conditions are those shown the first time
+                Some((_, k)) => {
+                    w.line(2, &format!("{label}{last}{}", event_head(facts, s.event)));
+                    w.line(
+                        2 + label.len(),
+                        &format!("(the same promise as {k}. above, conditions as there)"),
+                    );
+                }
+                None => {
+                    shown.push((site, i + 1));
+                    write_step_as(w, facts, s, 2, &format!("{label}{last}"), label.len());
+                }
             }
         }
         if !a.same_value.is_empty() {

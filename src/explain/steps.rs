@@ -217,6 +217,33 @@ fn how_class(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, name: &str) -> (St
     (format!("{} promise", p.promise_type), None)
 }
 
+/// How event `ev` cancelled class `name`: a classes body's `cancel_*`, or a module's `-name`.
+pub fn how_cancel(facts: &Facts<'_>, ev: usize, name: &str) -> String {
+    let Some(e) = facts.event(ev) else {
+        return String::new();
+    };
+    let Some(p) = facts.promise_of(e) else {
+        return String::new();
+    };
+    if let Some(rv) = p.constraint("classes") {
+        for (attr, class) in
+            super::candidates::body_attr_classes(facts, rv, &p.bundle.ns, super::candidates::CANCEL_ATTRS)
+        {
+            if super::candidates::names(&class, name, true).is_some() {
+                return format!(
+                    "classes body: {attr} => \"{class}\" of classes => {} (the promise's outcome was {})",
+                    crate::graph::model::written(rv),
+                    e.outcome.as_deref().unwrap_or("?")
+                );
+            }
+        }
+    }
+    if is_module(&p) {
+        return format!("module output (-{name})");
+    }
+    format!("{} promise", p.promise_type)
+}
+
 /// How event `ev` of promise `p` set variable `var`.
 fn how_var(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, var: &str) -> (String, Option<String>) {
     let Some(e) = facts.event(ev) else {
@@ -262,21 +289,7 @@ pub fn short(s: &str) -> String {
 /// For a module run that is an hENC merge (a `cfsim henc` wrapper or a declared `--henc-module`):
 /// the ENC file and line that decided a class or a variable.
 fn henc_origin(facts: &Facts<'_>, command: &str, name: &str, var: bool) -> Option<String> {
-    use crate::henc::EncReader;
-    let (prog, args) = crate::henc::module_argv(command)?;
-    let abs = |p: &str| std::path::absolute(p).unwrap_or_else(|_| p.into());
-    let declared = facts
-        .engine
-        .opts
-        .henc_modules
-        .iter()
-        .any(|m| abs(m) == abs(&prog));
-    let wrapper = crate::henc::FsReader
-        .read(&prog)
-        .is_some_and(|t| crate::henc::is_henc_wrapper(&String::from_utf8_lossy(&t)));
-    if !declared && !wrapper {
-        return None;
-    }
+    let args = henc_args(facts, command)?;
     let sources = crate::henc::load(&args, &crate::henc::FsReader);
     let merged = crate::henc::merge(&sources, true);
     let key = crate::henc::merge::NameKey::new(name.as_bytes());
@@ -297,6 +310,24 @@ fn henc_origin(facts: &Facts<'_>, command: &str, name: &str, var: bool) -> Optio
         relative(&src.name),
         origin.line
     ))
+}
+
+/// The ENC files of a module command that is an hENC merge (a `cfsim henc` wrapper or a declared
+/// `--henc-module`), as cfsim answers it natively.
+fn henc_args(facts: &Facts<'_>, command: &str) -> Option<Vec<String>> {
+    use crate::henc::EncReader;
+    let (prog, args) = crate::henc::module_argv(command)?;
+    let abs = |p: &str| std::path::absolute(p).unwrap_or_else(|_| p.into());
+    let declared = facts
+        .engine
+        .opts
+        .henc_modules
+        .iter()
+        .any(|m| abs(m) == abs(&prog));
+    let wrapper = crate::henc::FsReader
+        .read(&prog)
+        .is_some_and(|t| crate::henc::is_henc_wrapper(&String::from_utf8_lossy(&t)));
+    (declared || wrapper).then_some(args)
 }
 
 /// A path relative to the working directory when it is under it.
@@ -464,6 +495,62 @@ pub fn cond_words(facts: &Facts<'_>, c: &Cond, value: bool) -> String {
     s
 }
 
+/// Which handles of a `depends_on` were not kept or repaired before event `ev`, and when they were.
+fn depends_words(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize) -> String {
+    let handles: Vec<String> = p
+        .constraint("depends_on")
+        .map(|rv| {
+            crate::graph::model::scalars(rv)
+                .iter()
+                .map(|s| s.value.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut missing = Vec::new();
+    for h in &handles {
+        let owners: Vec<PromiseAt<'_>> = facts
+            .promises
+            .iter()
+            .filter(|x| x.scalar("handle").is_some_and(|w| canonify(w) == canonify(h)))
+            .copied()
+            .collect();
+        if owners.is_empty() {
+            missing.push(format!("no promise has the handle {h}"));
+            continue;
+        }
+        let done = owners
+            .iter()
+            .flat_map(|o| facts.evaluations(o))
+            .filter(|i| {
+                facts.event(*i).is_some_and(|e| {
+                    e.skip.is_none() && matches!(e.outcome.as_deref(), Some("kept" | "repaired"))
+                })
+            })
+            .min();
+        let site = owners.first().map(|o| o.site()).unwrap_or_default();
+        match done {
+            Some(d) if d < ev => {}
+            Some(d) => {
+                let when = facts
+                    .event(d)
+                    .map(|e| format!("#{} pass {}", e.seq, e.pass))
+                    .unwrap_or_default();
+                missing.push(format!("{h} ({site}) was kept or repaired only later, at {when}"));
+            }
+            None => missing.push(format!("{h} ({site}) was never kept or repaired")),
+        }
+    }
+    let mut t = format!(
+        "depends_on {{ {} }}: not every promise with those handles had been kept or repaired yet",
+        handles.join(", ")
+    );
+    if !missing.is_empty() {
+        t.push_str(": ");
+        t.push_str(&missing.join("; "));
+    }
+    t
+}
+
 /// Why evaluation `ev` of promise `p` did not set `target`.
 pub fn attempt(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, target: &Target) -> Attempt {
     let mut a = Attempt {
@@ -529,20 +616,8 @@ pub fn attempt(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, target: &Target)
             a.conds = cs;
         }
         Some("depends_on") => {
-            let handles = p
-                .constraint("depends_on")
-                .map(|rv| {
-                    crate::graph::model::scalars(rv)
-                        .iter()
-                        .map(|s| s.value.clone())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
             a.verdict = "depends_on".into();
-            a.text = format!(
-                "depends_on {{ {handles} }}: not every promise with those handles had been kept or repaired yet"
-            );
+            a.text = depends_words(facts, p, ev);
         }
         Some("unresolved") => {
             a.verdict = "unresolved".into();
@@ -569,6 +644,20 @@ pub fn attempt(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, target: &Target)
         None => unskipped(facts, p, ev, target, &conds, &mut a),
     }
     a
+}
+
+/// For a module cfsim did not run (no `--exec`, not an hENC merge, not a command of the host
+/// profile): says so.
+fn not_run_note(facts: &Facts<'_>, e: &crate::eval::trace::TraceEvent) -> String {
+    if facts.engine.opts.exec || henc_args(facts, &e.promiser).is_some() {
+        return String::new();
+    }
+    let known = facts.engine.host.host.commands.keys().any(|c| *c == e.promiser);
+    if known {
+        return String::new();
+    }
+    " (cfsim did not run it: without --exec a command the host profile does not know has no output)"
+        .into()
 }
 
 /// Why an evaluation that was not skipped did not set `target`.
@@ -631,7 +720,10 @@ fn unskipped(
             }
             if is_module(p) {
                 a.verdict = "module_silent".into();
-                a.text = format!("the module ran (outcome {outcome}) but its output did not define it");
+                a.text = format!(
+                    "the module ran (outcome {outcome}) but its output did not define it{}",
+                    not_run_note(facts, e)
+                );
                 return;
             }
             a.verdict = "no_effect".into();
@@ -643,7 +735,10 @@ fn unskipped(
                 a.text = "it changed the value".into();
             } else if is_module(p) {
                 a.verdict = "module_silent".into();
-                a.text = format!("the module ran (outcome {outcome}) but its output did not set it");
+                a.text = format!(
+                    "the module ran (outcome {outcome}) but its output did not set it{}",
+                    not_run_note(facts, e)
+                );
             } else if p.promise_type == "vars" && !e.vars_set.is_empty() {
                 a.verdict = "other_name".into();
                 a.text = format!("it set {} instead", e.vars_set.join(", "));
