@@ -601,6 +601,33 @@ fn var_text(w: &mut W, facts: &Facts<'_>, a: &VarAnswer<'_>) {
             );
         }
     }
+    if a.source == "untraced" {
+        w.blank();
+        w.line(
+            0,
+            "No traced evaluation changed it: it was set before them, by the agent's preliminary evaluation of every bundle (which the trace does not record).",
+        );
+        if !a.candidates.is_empty() {
+            w.line(0, "The promises that can set it, and their traced evaluations:");
+            for c in &a.candidates {
+                let p = &c.cand.promise;
+                w.line(
+                    2,
+                    &format!(
+                        "{}  {} promise \"{}\"  (bundle {})",
+                        p.site(),
+                        p.promise_type,
+                        super::steps::short(&p.promise.promiser.value),
+                        p.bundle_name()
+                    ),
+                );
+                match &c.reach {
+                    Some(r) => write_reach(w, facts, r, 4),
+                    None => write_attempts(w, facts, &c.attempts, 4),
+                }
+            }
+        }
+    }
     if a.source == "none" {
         w.blank();
         if a.candidates.is_empty() {

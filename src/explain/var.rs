@@ -20,7 +20,8 @@ pub struct VarAnswer<'a> {
     pub value: Option<String>,
     pub value_type: Option<String>,
     /// `policy`, `agent` (sys, const, def, …), `control` (a control body), `parameter`, `module`,
-    /// or `none` (never set).
+    /// `untraced` (set by no evaluation of the trace: `candidates` are the promises that can set
+    /// it), or `none` (never set).
     pub source: String,
     /// The evaluations that changed it, in order; the last one gave the value.
     pub assignments: Vec<Step>,
@@ -209,7 +210,16 @@ pub fn explain<'a>(facts: &Facts<'a>, key: &(String, String, String)) -> VarAnsw
         } else if a.parameter_of.is_some() {
             "parameter".into()
         } else {
-            "other".into()
+            // set without an evaluation of the trace (the agent's preliminary evaluation): the
+            // promises that can set it are the best answer
+            let name = VarName {
+                ns: Some(ns.clone()),
+                scope: Some(scope.clone()),
+                lval: lval.clone(),
+            };
+            let cands = candidates::for_var(facts, &name);
+            a.candidates = reports(facts, cands, &target);
+            "untraced".into()
         };
         return a;
     }
