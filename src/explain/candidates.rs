@@ -48,7 +48,9 @@ impl Via {
             Via::Body { call, attr } => {
                 format!("{attr} of classes => {call} on a {promise_type} promise")
             }
-            Via::Module => "module (commands with module => \"true\"): its output may set it".into(),
+            Via::Module => {
+                "module (commands with module => \"true\"): its output may set it".into()
+            }
             Via::Assign => format!("{promise_type} promise"),
             Via::UseResult => "useresult of a methods promise".into(),
         }
@@ -86,11 +88,7 @@ fn template(t: &str, canon: bool) -> Option<Regex> {
     let mut lit = String::new();
     let mut i = 0;
     let flush = |lit: &mut String, re: &mut String| {
-        let l = if canon {
-            canonify(lit)
-        } else {
-            lit.clone()
-        };
+        let l = if canon { canonify(lit) } else { lit.clone() };
         re.push_str(&regex::escape(&l));
         lit.clear();
     };
@@ -276,8 +274,7 @@ pub fn for_class<'a>(facts: &Facts<'a>, key: &ClassKey, any_ns: bool) -> Vec<Can
             }
             if let Some(rv) = p.constraint("select_class") {
                 for s in crate::graph::model::scalars(rv) {
-                    if let (true, Some(exact)) =
-                        (ns_ok(p, &s.value), names(&s.value, &key.1, true))
+                    if let (true, Some(exact)) = (ns_ok(p, &s.value), names(&s.value, &key.1, true))
                     {
                         out.push(Candidate {
                             promise: *p,
@@ -350,9 +347,7 @@ impl VarName {
                 && s.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         };
-        if lval.is_empty()
-            || !ns.as_deref().map_or(true, ok)
-            || !scope.as_deref().map_or(true, ok)
+        if lval.is_empty() || !ns.as_deref().map_or(true, ok) || !scope.as_deref().map_or(true, ok)
         {
             return None;
         }
@@ -450,10 +445,7 @@ mod tests {
                 lval: "x[a.b]".into()
             })
         );
-        assert_eq!(
-            VarName::parse("x").map(|v| v.scope),
-            Some(None::<String>)
-        );
+        assert_eq!(VarName::parse("x").map(|v| v.scope), Some(None::<String>));
         assert!(VarName::parse("").is_none());
         assert!(VarName::parse("b.").is_none());
     }

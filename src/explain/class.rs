@@ -182,7 +182,12 @@ pub fn explain<'a>(facts: &Facts<'a>, key: &ClassKey, any_ns: bool) -> ClassAnsw
     if let Some((first, rest)) = sets.split_first() {
         let mut chain = Chain::new();
         chain.mark(key);
-        a.defined_by = Some(steps::step(facts, *first, &Target::Class(key.clone()), &mut chain));
+        a.defined_by = Some(steps::step(
+            facts,
+            *first,
+            &Target::Class(key.clone()),
+            &mut chain,
+        ));
         a.again = rest.to_vec();
         return a;
     }
@@ -214,7 +219,11 @@ pub fn suggestions(facts: &Facts<'_>, asked: &str) -> Vec<String> {
     for (ns, n) in facts.traced_classes() {
         names.push(display(ns, n));
     }
-    for p in facts.promises.iter().filter(|p| p.promise_type == "classes") {
+    for p in facts
+        .promises
+        .iter()
+        .filter(|p| p.promise_type == "classes")
+    {
         let w = &p.promise.promiser.value;
         if !crate::graph::model::is_dynamic(w) {
             names.push(display(&p.bundle.ns, &crate::expr::canonify(w)));

@@ -9,7 +9,15 @@ use crate::syntax::ast::Rval;
 use super::facts::{class_key, ClassKey, Facts, PromiseAt, State};
 
 /// Attributes of a classes promise that decide whether its class is defined.
-pub const DECIDERS: &[&str] = &["expression", "and", "or", "xor", "not", "dist", "select_class"];
+pub const DECIDERS: &[&str] = &[
+    "expression",
+    "and",
+    "or",
+    "xor",
+    "not",
+    "dist",
+    "select_class",
+];
 
 /// One condition of a promise, for one evaluation.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,22 +50,64 @@ pub struct Atom {
     pub state: State,
 }
 
-/// A condition as written: its attribute, its text, and the rval it comes from (none for guards).
+/// A condition as written: its attribute, its text, the rval it comes from (none for guards), and
+/// the bundle whose variables it reads.
 #[derive(Debug, Clone)]
 pub struct Written<'p> {
     pub attr: String,
     pub text: String,
     pub rval: Option<&'p Rval>,
+    pub scope: &'p str,
+}
+
+/// The scalar expressions of a condition with their `$(var)` references replaced by the values the
+/// variables had at the end of the run (`None` when one is not a scalar then).
+fn expand_at_end(facts: &Facts<'_>, exprs: &[&str], ns: &str, scope: &str) -> Option<String> {
+    use crate::expr::env::VarLookup;
+    let mut out = Vec::new();
+    for e in exprs {
+        let b = e.as_bytes();
+        let mut s = String::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'$' && matches!(b.get(i + 1), Some(b'(' | b'{')) {
+                let close = if b[i + 1] == b'(' { ')' } else { '}' };
+                let rest = e.get(i + 2..)?;
+                let end = rest.find(close)?;
+                let name = rest.get(..end)?;
+                if name.contains('$') {
+                    return None;
+                }
+                let r = crate::expr::varref::VarRef::parse(name);
+                let vns = r.ns.clone().unwrap_or_else(|| ns.to_string());
+                let vscope = r.scope.clone().unwrap_or_else(|| scope.to_string());
+                let value = facts.engine.ctx.get_var(&vns, &vscope, &r.lval())?;
+                s.push_str(value.as_scalar()?);
+                i += 2 + end + 1;
+                continue;
+            }
+            let start = i;
+            i += 1;
+            while i < b.len() && !e.is_char_boundary(i) {
+                i += 1;
+            }
+            s.push_str(e.get(start..i)?);
+        }
+        out.push(s);
+    }
+    Some(out.join(", "))
 }
 
 /// The conditions of promise `p` as written, in the order the agent checks them.
 pub fn conditions<'p>(p: &PromiseAt<'p>) -> Vec<Written<'p>> {
     let mut out = Vec::new();
+    let scope: &'p str = &p.bundle.name;
     if p.promise.guard.expr != "any" {
         out.push(Written {
             attr: "guard".into(),
             text: p.promise.guard.expr.clone(),
             rval: None,
+            scope,
         });
     }
     if let Some(vg) = &p.promise.var_guard {
@@ -65,6 +115,7 @@ pub fn conditions<'p>(p: &PromiseAt<'p>) -> Vec<Written<'p>> {
             attr: "guard".into(),
             text: vg.value.clone(),
             rval: None,
+            scope,
         });
     }
     for lval in ["ifvarclass", "if", "unless"] {
@@ -73,6 +124,7 @@ pub fn conditions<'p>(p: &PromiseAt<'p>) -> Vec<Written<'p>> {
                 attr: lval.into(),
                 text: text_of(rv),
                 rval: Some(rv),
+                scope,
             });
         }
     }
@@ -83,6 +135,7 @@ pub fn conditions<'p>(p: &PromiseAt<'p>) -> Vec<Written<'p>> {
                     attr: c.lval.clone(),
                     text: text_of(&c.rval),
                     rval: Some(&c.rval),
+                    scope,
                 });
             }
         }
@@ -148,7 +201,12 @@ pub fn evaluate(
         return cond;
     }
     if exprs.iter().any(|e| has_vars(e)) {
-        cond.note = Some("contains variables".into());
+        cond.note = Some(match expand_at_end(facts, &exprs, ns, w.scope) {
+            Some(x) => format!(
+                "it contains variables; with their values at the end of the run it reads \"{x}\""
+            ),
+            None => "it contains variables".into(),
+        });
         let names: Vec<String> = exprs
             .iter()
             .flat_map(|e| crate::graph::classes::expression_names(e))
@@ -183,8 +241,8 @@ pub fn evaluate(
     let mut atoms = Vec::new();
     for (v, a) in values.iter().zip(blamed) {
         let counts = match w.attr.as_str() {
-            "and" => !mine || *v,
-            "or" => mine == *v,
+            "and" => mine || !*v,
+            "or" => !mine || *v,
             _ => true,
         };
         if counts {

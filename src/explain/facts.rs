@@ -79,8 +79,7 @@ impl<'a> PromiseAt<'a> {
 
     pub fn constraint(&self, lval: &str) -> Option<&'a Rval> {
         let p: &'a Promise = self.promise;
-        p
-            .constraints
+        p.constraints
             .iter()
             .find(|c| c.lval == lval)
             .map(|c| &c.rval)
@@ -244,7 +243,8 @@ impl<'a> Facts<'a> {
                     .copied()
                     .filter(|i| {
                         self.events.get(*i).is_some_and(|e| {
-                            e.promise_type == p.promise_type && e.written == p.promise.promiser.value
+                            e.promise_type == p.promise_type
+                                && e.written == p.promise.promiser.value
                         })
                     })
                     .collect()

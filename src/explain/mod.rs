@@ -91,10 +91,12 @@ pub enum Answers<'a> {
 /// Loads the policy and the host, runs, and answers (on the evaluation thread of `cfsim agent`).
 pub fn explain(req: &Request) -> Output {
     let depth = req.run.limits.unwrap_or_default().max_call_depth;
-    crate::sim::on_eval_thread(depth, || explain_here(req)).unwrap_or_else(|(stdout, code)| Output {
-        stdout,
-        stderr: String::new(),
-        code,
+    crate::sim::on_eval_thread(depth, || explain_here(req)).unwrap_or_else(|(stdout, code)| {
+        Output {
+            stdout,
+            stderr: String::new(),
+            code,
+        }
     })
 }
 
@@ -222,14 +224,12 @@ pub fn answer<'a>(facts: &Facts<'a>, q: &Question) -> Result<Answers<'a>, String
             } else {
                 keys.iter().map(|k| var::explain(facts, k)).collect()
             };
-            let known = answers
-                .iter()
-                .any(|a| {
-                    a.source != "none"
-                        || !a.candidates.is_empty()
-                        || a.parameter_of.is_some()
-                        || !a.used_by.is_empty()
-                });
+            let known = answers.iter().any(|a| {
+                a.source != "none"
+                    || !a.candidates.is_empty()
+                    || a.parameter_of.is_some()
+                    || !a.used_by.is_empty()
+            });
             if !known {
                 let near = var::suggestions(facts, &name);
                 return Err(unknown("variable", asked, &facts.hostname, &near));
@@ -288,7 +288,10 @@ pub fn answer<'a>(facts: &Facts<'a>, q: &Question) -> Result<Answers<'a>, String
                 });
             }
             Ok(Answers::Promise(
-                found.into_iter().map(|p| promise::explain(facts, p)).collect(),
+                found
+                    .into_iter()
+                    .map(|p| promise::explain(facts, p))
+                    .collect(),
             ))
         }
     }

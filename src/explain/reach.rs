@@ -88,7 +88,11 @@ fn reach_bundle(facts: &Facts<'_>, p: &PromiseAt<'_>, depth: usize) -> Reach {
         );
         return r;
     }
-    for c in facts.promises.iter().filter(|c| c.promise_type == "methods") {
+    for c in facts
+        .promises
+        .iter()
+        .filter(|c| c.promise_type == "methods")
+    {
         let w = called(c);
         let (ns, n) = crate::eval::split_ns(&w, &c.bundle.ns);
         let exact = ns == b.ns && n == b.name;
@@ -100,7 +104,8 @@ fn reach_bundle(facts: &Facts<'_>, p: &PromiseAt<'_>, depth: usize) -> Reach {
         }
         let evs = facts.evaluations(c);
         let (attempts, sub) = if evs.is_empty() {
-            let sub = (depth < MAX_CALLER_DEPTH).then(|| Box::new(reach_bundle(facts, c, depth + 1)));
+            let sub =
+                (depth < MAX_CALLER_DEPTH).then(|| Box::new(reach_bundle(facts, c, depth + 1)));
             (Vec::new(), sub)
         } else {
             (steps::attempts(facts, c, &evs, &Target::None), None)

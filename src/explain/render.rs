@@ -103,7 +103,7 @@ fn event_head(facts: &Facts<'_>, ev: usize) -> String {
         e.file,
         e.line,
         e.promise_type,
-        super::steps::short(&e.promiser),
+        super::steps::short(&super::steps::relative_in(&e.promiser)),
         display_qualified(&e.bundle),
         when(e),
         e.seq
@@ -168,9 +168,9 @@ fn hard_words(facts: &Facts<'_>, tags: &[String]) -> String {
 }
 
 fn site_of(facts: &Facts<'_>, ev: usize) -> String {
-    facts
-        .event(ev)
-        .map_or_else(String::new, |e| format!("#{} by {}:{}", e.seq, e.file, e.line))
+    facts.event(ev).map_or_else(String::new, |e| {
+        format!("#{} by {}:{}", e.seq, e.file, e.line)
+    })
 }
 
 /// Where a class came from, in words (the nested step is written by the caller).
@@ -189,10 +189,9 @@ fn origin_words(facts: &Facts<'_>, a: &Atom, o: &Origin) -> String {
             }
         }
         Origin::NotYet(None) => "not defined: never defined in this run".into(),
-        Origin::NotYet(Some(l)) => format!(
-            "not defined yet (defined later, at {})",
-            site_of(facts, *l)
-        ),
+        Origin::NotYet(Some(l)) => {
+            format!("not defined yet (defined later, at {})", site_of(facts, *l))
+        }
         Origin::Cancelled(e) => format!("not defined: cancelled at {}", site_of(facts, *e)),
     }
 }
@@ -215,7 +214,10 @@ fn write_step_as(w: &mut W, facts: &Facts<'_>, s: &Step, indent: usize, label: &
         w.line(indent + 2, d);
     }
     if s.conds.is_empty() {
-        w.line(indent + 2, "no condition: it applies whenever its bundle is evaluated");
+        w.line(
+            indent + 2,
+            "no condition: it applies whenever its bundle is evaluated",
+        );
     }
     for c in &s.conds {
         w.line(indent + 2, &cond_head(&c.cond));
@@ -394,7 +396,11 @@ fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
     let name = display(&a.key.0, &a.key.1);
     match &a.source {
         Source::Hard(t) => {
-            w.line(0, &format!("class {name}: DEFINED, {}", hard_words(facts, t)));
+            w.line(
+                0,
+                &format!("class {name}: DEFINED, {}", hard_words(facts, t)),
+            );
+            w.line(2, &run_line(facts));
             w.line(2, &format!("tags: {}", t.join(", ")));
             return;
         }
@@ -420,7 +426,10 @@ fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
             };
             w.line(0, &format!("class {name}: DEFINED ({scope})"));
         }
-        Source::None => w.line(0, &format!("class {name}: NOT DEFINED on host {}", facts.hostname)),
+        Source::None => w.line(
+            0,
+            &format!("class {name}: NOT DEFINED on host {}", facts.hostname),
+        ),
     }
     w.line(2, &run_line(facts));
     if let Some(s) = &a.defined_by {
@@ -444,7 +453,10 @@ fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
         for (_, evs) in &sites {
             let Some(first) = evs.first() else { continue };
             w.line(2, &event_head(facts, *first));
-            w.line(4, &format!("how: {}", super::steps::how_cancel(facts, *first, &a.key.1)));
+            w.line(
+                4,
+                &format!("how: {}", super::steps::how_cancel(facts, *first, &a.key.1)),
+            );
             if evs.len() > 1 {
                 w.line(4, &format!("cancelled at {}", events_list(facts, evs)));
             }
@@ -472,7 +484,10 @@ fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
         } else {
             items.clone()
         };
-        w.line(0, &format!("history ({} changes): {}", items.len(), shown.join(", ")));
+        w.line(
+            0,
+            &format!("history ({} changes): {}", items.len(), shown.join(", ")),
+        );
     } else if !a.again.is_empty() {
         w.blank();
         w.line(
@@ -570,7 +585,11 @@ fn var_text(w: &mut W, facts: &Facts<'_>, a: &VarAnswer<'_>) {
                 continue;
             }
             let label = format!("{}. ", i + 1);
-            let last = if i + 1 == n { "last, it gave the value: " } else { "" };
+            let last = if i + 1 == n {
+                "last, it gave the value: "
+            } else {
+                ""
+            };
             let site = facts
                 .event(s.event)
                 .map(|e| format!("{}:{}", e.file, e.line))
@@ -608,7 +627,10 @@ fn var_text(w: &mut W, facts: &Facts<'_>, a: &VarAnswer<'_>) {
             "No traced evaluation changed it: it was set before them, by the agent's preliminary evaluation of every bundle (which the trace does not record).",
         );
         if !a.candidates.is_empty() {
-            w.line(0, "The promises that can set it, and their traced evaluations:");
+            w.line(
+                0,
+                "The promises that can set it, and their traced evaluations:",
+            );
             for c in &a.candidates {
                 let p = &c.cand.promise;
                 w.line(
@@ -670,7 +692,9 @@ fn promise_text(w: &mut W, facts: &Facts<'_>, a: &PromiseAnswer<'_>) {
             .map(|c| match c.attr.as_str() {
                 "guard" => format!("class guard \"{}\"", c.text),
                 a => match c.rval {
-                    Some(crate::syntax::ast::Rval::List(..) | crate::syntax::ast::Rval::Call(_)) => {
+                    Some(
+                        crate::syntax::ast::Rval::List(..) | crate::syntax::ast::Rval::Call(_),
+                    ) => {
                         format!("{a} => {}", c.text)
                     }
                     _ => format!("{a} => \"{}\"", c.text),
@@ -716,13 +740,16 @@ fn promise_text(w: &mut W, facts: &Facts<'_>, a: &PromiseAnswer<'_>) {
             head.push_str(&format!(", via {}", path.join(" > ")));
         }
         let what = match (&e.skip, &e.outcome) {
-            (None, Some(o)) => o.clone(),
+            (None, Some(_)) => at.text.clone(),
             (None, None) => "no outcome".into(),
             (Some(_), Some(o)) => format!("{o}: {}", at.text),
             (Some(_), None) => format!("skipped: {}", at.text),
         };
         let shown = if e.guard_value {
-            format!(" \"{}\"", super::steps::short(&e.promiser))
+            format!(
+                " \"{}\"",
+                super::steps::short(&super::steps::relative_in(&e.promiser))
+            )
         } else {
             String::new()
         };
@@ -754,7 +781,10 @@ pub fn text(facts: &Facts<'_>, _q: &Question, answers: &Answers<'_>) -> String {
             Answers::Var(_) => "variables",
             Answers::Promise(_) => "promises",
         };
-        w.line(0, &format!("{many} {what} answer to this name; each in turn."));
+        w.line(
+            0,
+            &format!("{many} {what} answer to this name; each in turn."),
+        );
         w.blank();
     }
     match answers {
@@ -837,7 +867,11 @@ fn cond_json(facts: &Facts<'_>, c: &Cond, origins: Option<&[(Atom, Origin)]>) ->
             .iter()
             .map(|(a, or)| atom_json(facts, a, Some(or)))
             .collect(),
-        None => c.classes.iter().map(|a| atom_json(facts, a, None)).collect(),
+        None => c
+            .classes
+            .iter()
+            .map(|a| atom_json(facts, a, None))
+            .collect(),
     };
     json!({
         "attribute": c.attr,

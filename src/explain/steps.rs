@@ -168,14 +168,25 @@ pub fn conds_at(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize) -> Vec<Cond> {
         .iter()
         .map(|w| {
             let class_guard = w.attr == "guard" && w.rval.is_none() && w.text == e.guard;
-            let known = known_value(&w.attr, class_guard, e.skip.as_deref(), e.guard_value, set_any);
+            let known = known_value(
+                &w.attr,
+                class_guard,
+                e.skip.as_deref(),
+                e.guard_value,
+                set_any,
+            );
             cond::evaluate(facts, w, ns, Some(ev), known)
         })
         .collect()
 }
 
 /// How event `ev` of promise `p` set class `name` (not canonified away).
-fn how_class(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, name: &str) -> (String, Option<String>) {
+fn how_class(
+    facts: &Facts<'_>,
+    p: &PromiseAt<'_>,
+    ev: usize,
+    name: &str,
+) -> (String, Option<String>) {
     let Some(e) = facts.event(ev) else {
         return (String::new(), None);
     };
@@ -197,7 +208,10 @@ fn how_class(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, name: &str) -> (St
                         "classes body: {attr} => \"{class}\" of classes => {}",
                         crate::graph::model::written(rv)
                     ),
-                    Some(format!("the promise's outcome was {}", e.outcome.as_deref().unwrap_or("?"))),
+                    Some(format!(
+                        "the promise's outcome was {}",
+                        e.outcome.as_deref().unwrap_or("?")
+                    )),
                 );
             }
         }
@@ -226,9 +240,12 @@ pub fn how_cancel(facts: &Facts<'_>, ev: usize, name: &str) -> String {
         return String::new();
     };
     if let Some(rv) = p.constraint("classes") {
-        for (attr, class) in
-            super::candidates::body_attr_classes(facts, rv, &p.bundle.ns, super::candidates::CANCEL_ATTRS)
-        {
+        for (attr, class) in super::candidates::body_attr_classes(
+            facts,
+            rv,
+            &p.bundle.ns,
+            super::candidates::CANCEL_ATTRS,
+        ) {
             if super::candidates::names(&class, name, true).is_some() {
                 return format!(
                     "classes body: {attr} => \"{class}\" of classes => {} (the promise's outcome was {})",
@@ -269,7 +286,13 @@ fn how_var(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, var: &str) -> (Strin
                         "string" | "int" | "real" | "slist" | "ilist" | "rlist" | "data" | "policy"
                     )
                 })
-                .map(|c| format!(" ({} => {})", c.lval, short(&crate::graph::model::written(&c.rval))));
+                .map(|c| {
+                    format!(
+                        " ({} => {})",
+                        c.lval,
+                        short(&crate::graph::model::written(&c.rval))
+                    )
+                });
             (format!("{t} promise{}", attr.unwrap_or_default()), None)
         }
     }
@@ -328,6 +351,15 @@ fn henc_args(facts: &Facts<'_>, command: &str) -> Option<Vec<String>> {
         .read(&prog)
         .is_some_and(|t| crate::henc::is_henc_wrapper(&String::from_utf8_lossy(&t)));
     (declared || wrapper).then_some(args)
+}
+
+/// A text with the paths under the working directory made relative (for promisers holding
+/// absolute paths built from `$(this.promise_dirname)`).
+pub fn relative_in(text: &str) -> String {
+    match std::env::current_dir() {
+        Ok(cwd) if cwd.parent().is_some() => text.replace(&format!("{}/", cwd.display()), ""),
+        _ => text.to_string(),
+    }
 }
 
 /// A path relative to the working directory when it is under it.
@@ -413,14 +445,24 @@ fn origin(facts: &Facts<'_>, a: &Atom, chain: &mut Chain) -> Origin {
                 return Origin::NotFollowed(seq);
             }
             chain.seen.insert(a.key.clone());
-            Origin::Set(Box::new(step(facts, *e, &Target::Class(a.key.clone()), chain)))
+            Origin::Set(Box::new(step(
+                facts,
+                *e,
+                &Target::Class(a.key.clone()),
+                chain,
+            )))
         }
     }
 }
 
 /// Why each of `events` (evaluations of `p`) did not set `target`, consecutive ones with the same
 /// reason grouped.
-pub fn attempts(facts: &Facts<'_>, p: &PromiseAt<'_>, events: &[usize], target: &Target) -> Vec<Attempt> {
+pub fn attempts(
+    facts: &Facts<'_>,
+    p: &PromiseAt<'_>,
+    events: &[usize],
+    target: &Target,
+) -> Vec<Attempt> {
     let mut out: Vec<Attempt> = Vec::new();
     for &ev in events {
         let a = attempt(facts, p, ev, target);
@@ -449,12 +491,19 @@ pub fn blame_words(facts: &Facts<'_>, c: &Cond) -> String {
                 None => format!("{name} was not defined yet"),
             },
             (State::Cancelled(e), _) => match facts.event(*e) {
-                Some(x) => format!("{name} had been cancelled at #{} by {}:{}", x.seq, x.file, x.line),
+                Some(x) => format!(
+                    "{name} had been cancelled at #{} by {}:{}",
+                    x.seq, x.file, x.line
+                ),
                 None => format!("{name} had been cancelled"),
             },
             (State::Hard(_), true) => format!("{name} is a hard class of the host (negated here)"),
-            (State::CommandLine, true) => format!("{name} was defined on the command line (negated here)"),
-            (State::Augments, true) => format!("{name} was defined by the augments file (negated here)"),
+            (State::CommandLine, true) => {
+                format!("{name} was defined on the command line (negated here)")
+            }
+            (State::Augments, true) => {
+                format!("{name} was defined by the augments file (negated here)")
+            }
             (State::Set(e), true) => match facts.event(*e) {
                 Some(x) => format!(
                     "{name} was defined (at #{} by {}:{}) and is negated here",
@@ -511,7 +560,10 @@ fn depends_words(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize) -> String {
         let owners: Vec<PromiseAt<'_>> = facts
             .promises
             .iter()
-            .filter(|x| x.scalar("handle").is_some_and(|w| canonify(w) == canonify(h)))
+            .filter(|x| {
+                x.scalar("handle")
+                    .is_some_and(|w| canonify(w) == canonify(h))
+            })
             .copied()
             .collect();
         if owners.is_empty() {
@@ -535,7 +587,9 @@ fn depends_words(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize) -> String {
                     .event(d)
                     .map(|e| format!("#{} pass {}", e.seq, e.pass))
                     .unwrap_or_default();
-                missing.push(format!("{h} ({site}) was kept or repaired only later, at {when}"));
+                missing.push(format!(
+                    "{h} ({site}) was kept or repaired only later, at {when}"
+                ));
             }
             None => missing.push(format!("{h} ({site}) was never kept or repaired")),
         }
@@ -609,7 +663,9 @@ pub fn attempt(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, target: &Target)
             } else {
                 let mut t = say(&cs, true);
                 if e.pass < 3 && cs.iter().any(|c| c.note.is_some()) {
-                    t.push_str(" (an unless that cannot be evaluated counts as true before pass 3)");
+                    t.push_str(
+                        " (an unless that cannot be evaluated counts as true before pass 3)",
+                    );
                 }
                 t
             };
@@ -623,7 +679,7 @@ pub fn attempt(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, target: &Target)
             a.verdict = "unresolved".into();
             a.text = format!(
                 "its promiser \"{}\" holds a variable that could not be resolved",
-                e.promiser
+                short(&relative_in(&e.promiser))
             );
         }
         Some(other) => {
@@ -646,18 +702,30 @@ pub fn attempt(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, target: &Target)
     a
 }
 
-/// For a module cfsim did not run (no `--exec`, not an hENC merge, not a command of the host
-/// profile): says so.
-fn not_run_note(facts: &Facts<'_>, e: &crate::eval::trace::TraceEvent) -> String {
-    if facts.engine.opts.exec || henc_args(facts, &e.promiser).is_some() {
-        return String::new();
+/// Why a module's evaluation set nothing: it ran and its output did not name it, or cfsim did not
+/// run it (no `--exec`, not an hENC merge, not a command of the host profile).
+fn module_words(
+    facts: &Facts<'_>,
+    e: &crate::eval::trace::TraceEvent,
+    (verb, past): (&str, &str),
+) -> String {
+    let outcome = e.outcome.as_deref().unwrap_or("none");
+    let ran = facts.engine.opts.exec
+        || henc_args(facts, &e.promiser).is_some()
+        || facts
+            .engine
+            .host
+            .host
+            .commands
+            .keys()
+            .any(|c| *c == e.promiser);
+    if ran {
+        format!("the module ran (outcome {outcome}) but its output did not {verb} it")
+    } else {
+        format!(
+            "cfsim did not run the module (without --exec it runs only hENC merges and the commands the host profile knows), so it {past} nothing (outcome {outcome})"
+        )
     }
-    let known = facts.engine.host.host.commands.keys().any(|c| *c == e.promiser);
-    if known {
-        return String::new();
-    }
-    " (cfsim did not run it: without --exec a command the host profile does not know has no output)"
-        .into()
 }
 
 /// Why an evaluation that was not skipped did not set `target`.
@@ -720,10 +788,7 @@ fn unskipped(
             }
             if is_module(p) {
                 a.verdict = "module_silent".into();
-                a.text = format!(
-                    "the module ran (outcome {outcome}) but its output did not define it{}",
-                    not_run_note(facts, e)
-                );
+                a.text = module_words(facts, e, ("define", "defined"));
                 return;
             }
             a.verdict = "no_effect".into();
@@ -735,10 +800,7 @@ fn unskipped(
                 a.text = "it changed the value".into();
             } else if is_module(p) {
                 a.verdict = "module_silent".into();
-                a.text = format!(
-                    "the module ran (outcome {outcome}) but its output did not set it{}",
-                    not_run_note(facts, e)
-                );
+                a.text = module_words(facts, e, ("set", "set"));
             } else if p.promise_type == "vars" && !e.vars_set.is_empty() {
                 a.verdict = "other_name".into();
                 a.text = format!("it set {} instead", e.vars_set.join(", "));
@@ -749,7 +811,17 @@ fn unskipped(
         }
         Target::None => {
             a.verdict = outcome.to_string();
-            a.text = format!("outcome {outcome}");
+            a.text = outcome.to_string();
+            // why it was actuated: its conditions held
+            let held: Vec<String> = conds
+                .iter()
+                .map(|c| cond_words(facts, c, c.attr != "unless"))
+                .collect();
+            if !held.is_empty() {
+                a.text.push_str(", because ");
+                a.text.push_str(&held.join("; "));
+            }
+            a.conds = conds.to_vec();
         }
     }
 }

@@ -169,7 +169,8 @@ pub fn explain<'a>(facts: &Facts<'a>, key: &(String, String, String)) -> VarAnsw
         a.source = if module { "module" } else { "policy" }.into();
         for &ev in sets {
             let mut chain = Chain::new();
-            a.assignments.push(steps::step(facts, ev, &target, &mut chain));
+            a.assignments
+                .push(steps::step(facts, ev, &target, &mut chain));
         }
         // the other evaluations of the promises that assigned it: same value again
         let mut sites: Vec<(String, usize)> = Vec::new();
@@ -202,25 +203,25 @@ pub fn explain<'a>(facts: &Facts<'a>, key: &(String, String, String)) -> VarAnsw
         return a;
     }
     if let Some(e) = entry {
-        a.source = if e.tags.iter().any(|t| t == "source=agent") || scope == "sys" || scope == "const"
-        {
-            "agent".into()
-        } else if scope.starts_with("control_") {
-            "control".into()
-        } else if a.parameter_of.is_some() {
-            "parameter".into()
-        } else {
-            // set without an evaluation of the trace (the agent's preliminary evaluation): the
-            // promises that can set it are the best answer
-            let name = VarName {
-                ns: Some(ns.clone()),
-                scope: Some(scope.clone()),
-                lval: lval.clone(),
+        a.source =
+            if e.tags.iter().any(|t| t == "source=agent") || scope == "sys" || scope == "const" {
+                "agent".into()
+            } else if scope.starts_with("control_") {
+                "control".into()
+            } else if a.parameter_of.is_some() {
+                "parameter".into()
+            } else {
+                // set without an evaluation of the trace (the agent's preliminary evaluation): the
+                // promises that can set it are the best answer
+                let name = VarName {
+                    ns: Some(ns.clone()),
+                    scope: Some(scope.clone()),
+                    lval: lval.clone(),
+                };
+                let cands = candidates::for_var(facts, &name);
+                a.candidates = reports(facts, cands, &target);
+                "untraced".into()
             };
-            let cands = candidates::for_var(facts, &name);
-            a.candidates = reports(facts, cands, &target);
-            "untraced".into()
-        };
         return a;
     }
     if a.parameter_of.is_some() {

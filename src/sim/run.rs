@@ -149,7 +149,10 @@ pub fn simulate_policy(
         (Err(e), _) | (_, Err(e)) => return usage(e),
     };
     let Finished {
-        engine: e, ok, code, ..
+        engine: e,
+        ok,
+        code,
+        ..
     } = match run_engine(policy, host, o) {
         Ok(f) => f,
         Err(r) => return r,
