@@ -347,8 +347,7 @@ impl VarName {
                 && s.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         };
-        if lval.is_empty() || !ns.as_deref().map_or(true, ok) || !scope.as_deref().map_or(true, ok)
-        {
+        if lval.is_empty() || !ns.as_deref().is_none_or(ok) || !scope.as_deref().is_none_or(ok) {
             return None;
         }
         Some(VarName { ns, scope, lval })
@@ -356,8 +355,8 @@ impl VarName {
 
     /// Whether a variable key (`ns:scope.lval` parts) is this one.
     pub fn matches(&self, ns: &str, scope: &str, lval: &str) -> bool {
-        self.ns.as_deref().map_or(true, |n| n == ns)
-            && self.scope.as_deref().map_or(true, |s| s == scope)
+        self.ns.as_deref().is_none_or(|n| n == ns)
+            && self.scope.as_deref().is_none_or(|s| s == scope)
             && lval == self.lval
     }
 }
@@ -376,7 +375,7 @@ pub fn for_var<'a>(facts: &Facts<'a>, v: &VarName) -> Vec<Candidate<'a>> {
             "methods" => bundle.to_string(),
             _ => String::new(),
         };
-        let scope_ok = v.scope.as_deref().map_or(true, |s| s == scope);
+        let scope_ok = v.scope.as_deref().is_none_or(|s| s == scope);
         match p.promise_type {
             "vars" | "defaults" | "meta" if scope_ok => {
                 let w = &p.promise.promiser.value;

@@ -304,7 +304,7 @@ impl<'a> Facts<'a> {
 
     /// Where a soft class defined before the run came from (`-D`, augments), if it did.
     fn initial(&self, key: &ClassKey) -> Option<State> {
-        if key.0 == "default" && self.defines.iter().any(|d| *d == key.1) {
+        if key.0 == "default" && self.defines.contains(&key.1) {
             return Some(State::CommandLine);
         }
         let tags = self.soft_at_end(key)?;

@@ -743,7 +743,7 @@ fn unskipped(
     let outcome = e.outcome.as_deref().unwrap_or("none");
     match target {
         Target::Class(k) => {
-            if e.classes_set.iter().any(|c| *c == k.1) {
+            if e.classes_set.contains(&k.1) {
                 a.verdict = "set".into();
                 a.text = "it set the class".into();
                 return;

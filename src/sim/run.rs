@@ -155,7 +155,7 @@ pub fn simulate_policy(
         ..
     } = match run_engine(policy, host, o) {
         Ok(f) => f,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let mut stdout = e.out.text();
     if o.show_classes.is_some() && ok {
@@ -216,7 +216,7 @@ pub fn run_engine<'h>(
     policy: &crate::sim::Policy,
     host: &'h crate::host::Host,
     o: &Options,
-) -> Result<Finished<'h>, RunResult> {
+) -> Result<Finished<'h>, Box<RunResult>> {
     let mut level = if o.verbose {
         LogLevel::Verbose
     } else if o.inform {
@@ -227,7 +227,7 @@ pub fn run_engine<'h>(
     if let Some(g) = &o.level {
         match LogLevel::parse(g) {
             Some(l) => level = l,
-            None => return Err(usage(format!("Unknown log level '{g}'"))),
+            None => return Err(Box::new(usage(format!("Unknown log level '{g}'")))),
         }
     }
     let classes = ClassOptions {
@@ -266,17 +266,17 @@ pub fn run_engine<'h>(
         Ok(v) => v.out.text(),
         // cf-promises stopped on a fatal error: the agent falls back to its failsafe policy
         Err(f) if f.fatal => {
-            return Err(RunResult {
+            return Err(Box::new(RunResult {
                 stdout: format!("{}{FAILSAFE}", f.stdout),
                 code: 1,
                 ..RunResult::default()
-            })
+            }))
         }
         Err(_) => String::new(),
     };
     let mut e = match policy.engine(host, Component::Agent, &classes, level, opts) {
         Ok(e) => e,
-        Err(f) => return Err(failed(f)),
+        Err(f) => return Err(Box::new(failed(f))),
     };
     e.out
         .lines
