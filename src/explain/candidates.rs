@@ -143,6 +143,112 @@ pub fn names(written: &str, name: &str, canon: bool) -> Option<bool> {
     }
 }
 
+/// Most expansions of one name tried by [`expansions`].
+const MAX_EXPANSIONS: usize = 1000;
+
+/// What a name written with variables expands to with the values the variables had at the end of
+/// the run (a list gives each of its elements), in bundle `scope` of namespace `ns`; `None` when a
+/// reference does not resolve then (a parameter gone after its call, a variable never set).
+pub fn expansions(facts: &Facts<'_>, t: &str, ns: &str, scope: &str) -> Option<Vec<String>> {
+    use crate::expr::env::VarLookup;
+    let mut out = vec![String::new()];
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if (b[i] == b'$' || b[i] == b'@') && matches!(b.get(i + 1), Some(b'(' | b'{')) {
+            let close = if b[i + 1] == b'(' { ')' } else { '}' };
+            let rest = t.get(i + 2..)?;
+            let end = rest.find(close)?;
+            let name = rest.get(..end)?;
+            if name.contains('$') || name.contains('@') {
+                return None;
+            }
+            let r = crate::expr::varref::VarRef::parse(name);
+            let vns = r.ns.clone().unwrap_or_else(|| ns.to_string());
+            let vscope = r.scope.clone().unwrap_or_else(|| scope.to_string());
+            let values: Vec<String> = match facts.engine.ctx.get_var(&vns, &vscope, &r.lval())? {
+                crate::value::Value::Scalar(_, v) => vec![v],
+                crate::value::Value::List(_, items) => items,
+                crate::value::Value::Data(_) => return None,
+            };
+            let mut next = Vec::new();
+            for o in &out {
+                for v in &values {
+                    if next.len() >= MAX_EXPANSIONS {
+                        return None;
+                    }
+                    next.push(format!("{o}{v}"));
+                }
+            }
+            out = next;
+            i += 2 + end + 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < b.len() && !t.is_char_boundary(i) {
+            i += 1;
+        }
+        let lit = t.get(start..i)?;
+        for o in &mut out {
+            o.push_str(lit);
+        }
+    }
+    Some(out)
+}
+
+/// The literal text of a name written with variables (`web_$(role)` → `web_`).
+pub fn literal_text(t: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if (b[i] == b'$' || b[i] == b'@') && matches!(b.get(i + 1), Some(b'(' | b'{')) {
+            depth += 1;
+            i += 2;
+            continue;
+        }
+        if depth > 0 && (b[i] == b')' || b[i] == b'}') {
+            depth -= 1;
+        } else if depth == 0 {
+            out.push(char::from(b[i]));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether a name written with variables may still be `name`: one of its expansions with the final
+/// values is, or (when they are not known) it has literal text that matched; a bare variable
+/// (`$(x)`) that does not resolve is not kept, it would match every name.
+fn may_name(facts: &Facts<'_>, p: &PromiseAt<'_>, written: &str, name: &str, canon: bool) -> bool {
+    match expansions(facts, written, &p.bundle.ns, &p.bundle.name) {
+        Some(values) => values.iter().any(|v| {
+            let v = v.split_once(':').map_or(v.as_str(), |(_, n)| n);
+            if canon {
+                canonify(v) == name
+            } else {
+                v == name
+            }
+        }),
+        None => {
+            let literal = literal_text(written);
+            // an expansion seen in the trace counts too
+            let traced = facts.evaluations(p).iter().any(|i| {
+                facts.event(*i).is_some_and(|e| {
+                    if canon {
+                        canonify(&e.promiser) == name
+                    } else {
+                        e.promiser == name
+                    }
+                })
+            });
+            traced || !literal.trim().is_empty()
+        }
+    }
+}
+
 /// Whether a promise is a module call (`module => "true"`).
 pub fn is_module(p: &PromiseAt<'_>) -> bool {
     p.promise_type == "commands"
@@ -265,17 +371,22 @@ pub fn for_class<'a>(facts: &Facts<'a>, key: &ClassKey, any_ns: bool) -> Vec<Can
         if p.promise_type == "classes" {
             let w = &p.promise.promiser.value;
             if let (true, Some(exact)) = (ns_ok(p, w), names(&bare(w), &key.1, true)) {
-                out.push(Candidate {
-                    promise: *p,
-                    via: Via::ClassesPromise,
-                    exact,
-                    written: w.clone(),
-                });
+                if exact || may_name(facts, p, w, &key.1, true) {
+                    out.push(Candidate {
+                        promise: *p,
+                        via: Via::ClassesPromise,
+                        exact,
+                        written: w.clone(),
+                    });
+                }
             }
             if let Some(rv) = p.constraint("select_class") {
                 for s in crate::graph::model::scalars(rv) {
                     if let (true, Some(exact)) = (ns_ok(p, &s.value), names(&s.value, &key.1, true))
                     {
+                        if !exact && !may_name(facts, p, &s.value, &key.1, true) {
+                            continue;
+                        }
                         out.push(Candidate {
                             promise: *p,
                             via: Via::SelectClass,
@@ -290,6 +401,9 @@ pub fn for_class<'a>(facts: &Facts<'a>, key: &ClassKey, any_ns: bool) -> Vec<Can
             for (attr, class) in body_classes(facts, rv, &p.bundle.ns) {
                 if let (true, Some(exact)) = (ns_ok(p, &class), names(&bare(&class), &key.1, true))
                 {
+                    if !exact && !may_name(facts, p, &class, &key.1, true) {
+                        continue;
+                    }
                     out.push(Candidate {
                         promise: *p,
                         via: Via::Body {
@@ -380,6 +494,9 @@ pub fn for_var<'a>(facts: &Facts<'a>, v: &VarName) -> Vec<Candidate<'a>> {
             "vars" | "defaults" | "meta" if scope_ok => {
                 let w = &p.promise.promiser.value;
                 if let Some(exact) = names(w, &v.lval, false) {
+                    if !exact && !may_name(facts, p, w, &v.lval, false) {
+                        continue;
+                    }
                     out.push(Candidate {
                         promise: *p,
                         via: Via::Assign,

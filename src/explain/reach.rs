@@ -70,8 +70,7 @@ fn reach_bundle(facts: &Facts<'_>, p: &PromiseAt<'_>, depth: usize) -> Reach {
     };
     if ran {
         r.text = format!(
-            "its bundle {name} ran, but this {} promise was never evaluated in a {} bundle",
-            p.promise_type, b.bundle.bundle_type
+            "its bundle {name} ran, but the trace has no evaluation of this promise (a list it iterates over may have been empty)"
         );
         return r;
     }
@@ -96,9 +95,18 @@ fn reach_bundle(facts: &Facts<'_>, p: &PromiseAt<'_>, depth: usize) -> Reach {
         let w = called(c);
         let (ns, n) = crate::eval::split_ns(&w, &c.bundle.ns);
         let exact = ns == b.ns && n == b.name;
+        // a name with variables counts when its values at the end of the run include the bundle,
+        // or (unknown values) when its literal text matched
         let maybe = !exact
             && crate::graph::model::is_dynamic(&w)
-            && super::candidates::names(n, &b.name, false).is_some();
+            && super::candidates::names(n, &b.name, false).is_some()
+            && match super::candidates::expansions(facts, &w, &c.bundle.ns, &c.bundle.name) {
+                Some(values) => values.iter().any(|v| {
+                    let (vns, vn) = crate::eval::split_ns(v, &c.bundle.ns);
+                    vns == b.ns && vn == b.name
+                }),
+                None => !super::candidates::literal_text(n).trim().is_empty(),
+            };
         if !exact && !maybe {
             continue;
         }
@@ -108,7 +116,19 @@ fn reach_bundle(facts: &Facts<'_>, p: &PromiseAt<'_>, depth: usize) -> Reach {
                 (depth < MAX_CALLER_DEPTH).then(|| Box::new(reach_bundle(facts, c, depth + 1)));
             (Vec::new(), sub)
         } else {
-            (steps::attempts(facts, c, &evs, &Target::None), None)
+            let mut attempts = steps::attempts(facts, c, &evs, &Target::None);
+            if maybe {
+                // it ran and called a bundle: another one, since this one never ran
+                for a in attempts
+                    .iter_mut()
+                    .filter(|a| matches!(a.verdict.as_str(), "kept" | "repaired" | "failed"))
+                {
+                    a.verdict = "other_bundle".into();
+                    a.text =
+                        "it called a bundle, not this one (its name expanded to another)".into();
+                }
+            }
+            (attempts, None)
         };
         r.callers.push(Caller {
             site: c.site(),

@@ -145,6 +145,15 @@ fn cond_head(c: &Cond) -> String {
     s
 }
 
+/// `FILE:LINE` sites, at most 10, then how many more.
+fn sites_list(sites: &[String]) -> String {
+    if sites.len() <= 10 {
+        return sites.join(", ");
+    }
+    let head: Vec<&str> = sites.iter().take(10).map(String::as_str).collect();
+    format!("{} and {} more", head.join(", "), sites.len() - 10)
+}
+
 /// A condition's text: a string in quotes, a list or call as written.
 pub fn shown_expr(c: &Cond) -> String {
     if c.literal {
@@ -500,6 +509,15 @@ fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
     }
     if a.source == Source::None {
         w.blank();
+        if crate::graph::known::is_known(&name) {
+            w.line(
+                0,
+                &format!(
+                    "{name} has the form of a class cf-agent defines itself on some hosts (a hard class: OS, architecture, time, address…, or an agent class such as am_policy_hub); the host of profile {} does not have it.",
+                    facts.profile
+                ),
+            );
+        }
         if a.candidates.is_empty() {
             w.line(
                 0,
@@ -508,7 +526,10 @@ fn class_text(w: &mut W, facts: &Facts<'_>, a: &ClassAnswer<'_>) {
             if !a.used_by.is_empty() {
                 w.line(
                     0,
-                    &format!("It is used by the conditions of: {}", a.used_by.join(", ")),
+                    &format!(
+                        "It is used by the conditions of: {}",
+                        sites_list(&a.used_by)
+                    ),
                 );
             }
         } else {
@@ -658,7 +679,7 @@ fn var_text(w: &mut W, facts: &Facts<'_>, a: &VarAnswer<'_>) {
                 "No promise of the policy could set it: no vars, defaults or meta promise, useresult or module names it.",
             );
             if !a.used_by.is_empty() {
-                w.line(0, &format!("It is used by: {}", a.used_by.join(", ")));
+                w.line(0, &format!("It is used by: {}", sites_list(&a.used_by)));
             }
         } else {
             write_candidates(w, facts, &a.candidates, "set it");
@@ -971,6 +992,7 @@ fn class_json(facts: &Facts<'_>, a: &ClassAnswer<'_>) -> Value {
         "cancelled_by": a.cancelled_by.iter().map(|e| event_json(facts, *e)).collect::<Vec<_>>(),
         "candidates": a.candidates.iter().map(|c| candidate_json(facts, c)).collect::<Vec<_>>(),
         "used_by": a.used_by,
+        "hard_class_form": a.source == Source::None && crate::graph::known::is_known(&display(&a.key.0, &a.key.1)),
     })
 }
 
