@@ -219,34 +219,29 @@ pub fn literal_text(t: &str) -> String {
     out
 }
 
-/// Whether a name written with variables may still be `name`: one of its expansions with the final
-/// values is, or (when they are not known) it has literal text that matched; a bare variable
-/// (`$(x)`) that does not resolve is not kept, it would match every name.
+/// Whether a name written with variables may still be `name` (its literal text matched already):
+/// kept when it has literal text (`role_$(x)`: its evaluations show what it expanded to), and a bare
+/// variable (`$(x)`, which matches every name) only when one of its values at the end of the run, or
+/// an expansion in the trace, is `name`.
 fn may_name(facts: &Facts<'_>, p: &PromiseAt<'_>, written: &str, name: &str, canon: bool) -> bool {
-    match expansions(facts, written, &p.bundle.ns, &p.bundle.name) {
-        Some(values) => values.iter().any(|v| {
-            let v = v.split_once(':').map_or(v.as_str(), |(_, n)| n);
-            if canon {
-                canonify(v) == name
-            } else {
-                v == name
-            }
-        }),
-        None => {
-            let literal = literal_text(written);
-            // an expansion seen in the trace counts too
-            let traced = facts.evaluations(p).iter().any(|i| {
-                facts.event(*i).is_some_and(|e| {
-                    if canon {
-                        canonify(&e.promiser) == name
-                    } else {
-                        e.promiser == name
-                    }
-                })
-            });
-            traced || !literal.trim().is_empty()
-        }
+    if !literal_text(written).trim().is_empty() {
+        return true;
     }
+    let same = |v: &str| {
+        let v = v.split_once(':').map_or(v, |(_, n)| n);
+        if canon {
+            canonify(v) == name
+        } else {
+            v == name
+        }
+    };
+    let at_end = expansions(facts, written, &p.bundle.ns, &p.bundle.name)
+        .is_some_and(|values| values.iter().any(|v| same(v)));
+    at_end
+        || facts
+            .evaluations(p)
+            .iter()
+            .any(|i| facts.event(*i).is_some_and(|e| same(&e.promiser)))
 }
 
 /// Whether a promise is a module call (`module => "true"`).

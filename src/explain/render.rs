@@ -55,9 +55,14 @@ fn when(e: &crate::eval::trace::TraceEvent) -> String {
 /// `#16 pass 1, #31 pass 2` (long lists shortened).
 fn events_list(facts: &Facts<'_>, evs: &[usize]) -> String {
     let item = |i: &usize| {
-        facts
-            .event(*i)
-            .map_or_else(String::new, |e| format!("#{} {}", e.seq, when(e)))
+        facts.event(*i).map_or_else(String::new, |e| {
+            let mut s = format!("#{} {}", e.seq, when(e));
+            if e.iteration > 1 {
+                // no comma inside an item of a comma-separated list
+                s = s.replace(", iteration ", " (iteration ") + ")";
+            }
+            s
+        })
     };
     if evs.len() <= 6 {
         return evs.iter().map(item).collect::<Vec<_>>().join(", ");

@@ -468,7 +468,40 @@ pub fn attempts(
         let a = attempt(facts, p, ev, target);
         match out.last_mut() {
             Some(last) if last.verdict == a.verdict && last.text == a.text => last.events.push(ev),
+            // evaluations that named other classes: one line listing the names
+            Some(last) if last.verdict == "other_name" && a.verdict == "other_name" => {
+                last.events.push(ev)
+            }
             _ => out.push(a),
+        }
+    }
+    if let Target::Class(k) = target {
+        for a in out
+            .iter_mut()
+            .filter(|a| a.verdict == "other_name" && a.events.len() > 1)
+        {
+            let mut names: Vec<String> = Vec::new();
+            let mut add = |n: String| {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            };
+            for e in a.events.iter().filter_map(|i| facts.event(*i)) {
+                if p.promise_type == "classes" {
+                    add(format!("\"{}\"", short(&relative_in(&e.promiser))));
+                } else {
+                    e.classes_set.iter().for_each(|c| add(c.clone()));
+                }
+            }
+            a.text = if p.promise_type == "classes" {
+                format!(
+                    "its promiser expanded to {}, never to {}",
+                    names.join(", "),
+                    k.1
+                )
+            } else {
+                format!("its classes body set {}, never {}", names.join(", "), k.1)
+            };
         }
     }
     out
@@ -778,11 +811,28 @@ fn unskipped(
                     .map(|(attr, _)| attr)
                     .collect();
                 if !mine.is_empty() {
-                    a.verdict = "outcome".into();
-                    a.text = format!(
-                        "its outcome was {outcome}; the class is set on {} only",
-                        mine.join(", ")
-                    );
+                    let fired = outcome_attrs(outcome)
+                        .iter()
+                        .any(|x| mine.iter().any(|m| m == x));
+                    if fired {
+                        // the body did its work for this outcome: its class names expanded otherwise
+                        a.verdict = "other_name".into();
+                        a.text = if e.classes_set.is_empty() {
+                            format!("its classes body named another class than {} here", k.1)
+                        } else {
+                            format!(
+                                "its classes body set {} here, not {}",
+                                e.classes_set.join(", "),
+                                k.1
+                            )
+                        };
+                    } else {
+                        a.verdict = "outcome".into();
+                        a.text = format!(
+                            "its outcome was {outcome}; the class is set on {} only",
+                            mine.join(", ")
+                        );
+                    }
                     return;
                 }
             }
