@@ -249,6 +249,16 @@ const QUESTIONS: &[Q] = &[
         ("--promise", "policies/eval/guards/if_expressions.cf:18"),
         true,
     ),
+    q(
+        "promise_missing_bundle",
+        "policies/eval/methods/ignore_missing_bundles.cf",
+        &[],
+        (
+            "--promise",
+            "policies/eval/methods/ignore_missing_bundles.cf:11",
+        ),
+        true,
+    ),
     // the hENC demo
     q(
         "henc_ntp_client",

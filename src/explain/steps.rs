@@ -715,6 +715,23 @@ pub fn attempt(facts: &Facts<'_>, p: &PromiseAt<'_>, ev: usize, target: &Target)
                 short(&relative_in(&e.promiser))
             );
         }
+        Some("missing_bundle") => {
+            a.verdict = "missing_bundle".into();
+            a.text = skip_words("missing_bundle").to_string();
+            if let Some(crate::syntax::ast::Rval::Scalar(u)) = p.constraint("usebundle") {
+                a.text.push_str(&format!(": usebundle => \"{}\"", u.value));
+                if crate::graph::model::is_dynamic(&u.value) {
+                    if let Some(v) =
+                        super::candidates::expansions(facts, &u.value, &p.bundle.ns, &p.bundle.name)
+                    {
+                        a.text.push_str(&format!(
+                            ", which reads \"{}\" with the values at the end of the run",
+                            v.join("\", \"")
+                        ));
+                    }
+                }
+            }
+        }
         Some(other) => {
             a.verdict = other.to_string();
             a.text = skip_words(other).to_string();
