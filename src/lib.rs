@@ -11,12 +11,14 @@
 //! a checked [`sim::Policy`] made into a pre-evaluated engine for a host) → `eval` (the run) → `cli`
 //! (the subcommands, each a front end over `sim`).
 //! Diagnostics (`diag`) are rendered as cf-promises prints them. `module` is the module protocol
-//! (`commands` promises with `module => "true"`), `henc` the hierarchical ENC merge built on it.
+//! (`commands` promises with `module => "true"`), `henc` the hierarchical ENC merge built on it;
+//! `explain` answers why a class, a variable or a promise is what it is after a run.
 
 pub mod cli;
 pub mod diag;
 pub mod diff;
 pub mod eval;
+pub mod explain;
 pub mod expr;
 pub mod fleet;
 pub mod functions;

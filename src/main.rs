@@ -79,6 +79,8 @@ enum Cmd {
     Fleet(FleetArgs),
     /// Graphs of a policy (bundle calls, classes, depends_on, bodies) as DOT, mermaid or JSON, with lints
     Graph(GraphArgs),
+    /// Why a class is (not) defined, why a variable has its value (or none), what became of a promise
+    Explain(ExplainArgs),
     /// Host profiles: `cfsim host generate` makes synthetic fleets
     #[command(subcommand)]
     Host(HostCmd),
@@ -264,6 +266,48 @@ struct GraphArgs {
     /// Host profile for the pre-evaluation that loads inputs named by variables (default: this machine).
     #[arg(long = "host", default_value = "local")]
     host: String,
+}
+
+#[derive(clap::Args)]
+#[command(
+    group(clap::ArgGroup::new("question").required(true).args(["class", "var", "promise"])),
+    after_help = "The policy runs on the host as `cfsim agent` would (same flags), with its trace; the \
+answer cites every promise as FILE:LINE with the trace's sequence number (#N, as in `cfsim agent --trace`). \
+Exit codes: 0 answered; 1 invalid policy or a run that could not start (the output of `cfsim agent`); 2 \
+usage error: unknown class, variable or promise, bad name, host profile. JSON shape: docs/explain.md."
+)]
+struct ExplainArgs {
+    /// Entry policy file.
+    #[arg(short = 'f', long = "file", default_value = "./promises.cf")]
+    file: String,
+    /// Host profile JSON file, or `local` (default).
+    #[arg(long = "host", default_value = "local")]
+    host: String,
+    #[arg(short = 'D', long = "define", value_delimiter = ',')]
+    define: Vec<String>,
+    #[arg(short = 'N', long = "negate", value_delimiter = ',')]
+    negate: Vec<String>,
+    #[arg(short = 'b', long = "bundlesequence")]
+    bundlesequence: Option<String>,
+    /// A class: why it is defined (the promise, its guard, the chain back) or why not (every
+    /// promise that could have defined it). `ns:name` or `name`; bundle-local classes too.
+    #[arg(long = "class", value_name = "NAME")]
+    class: Option<String>,
+    /// A variable: every assignment in order (the last wins), or why it was never set.
+    #[arg(long = "var", value_name = "[NS:][BUNDLE.]NAME")]
+    var: Option<String>,
+    /// A promise, by its handle or by FILE:LINE: each evaluation and what came of it.
+    #[arg(long = "promise", value_name = "HANDLE|FILE:LINE")]
+    promise: Option<String>,
+    /// text or json
+    #[arg(long = "format", default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+    /// Run commands for real instead of simulating them (implies --allow-network).
+    #[arg(long = "exec")]
+    exec: bool,
+    /// A module program that is the hENC module (as for `cfsim agent`).
+    #[arg(long = "henc-module", value_name = "PATH")]
+    henc_module: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -584,6 +628,35 @@ fn main() -> ExitCode {
             all_lints: a.all_lints,
             host: a.host,
         }),
+        Cmd::Explain(a) => {
+            let question = match (a.class, a.var, a.promise) {
+                (Some(c), _, _) => cli::explain::Question::Class(c),
+                (_, Some(v), _) => cli::explain::Question::Var(v),
+                (_, _, Some(p)) => cli::explain::Question::Promise(p),
+                (None, None, None) => {
+                    eprintln!("   error: one of --class, --var or --promise is needed");
+                    return ExitCode::from(2);
+                }
+            };
+            cli::explain::run(&cli::explain::Request {
+                question,
+                format: if a.format == "json" {
+                    cli::explain::Format::Json
+                } else {
+                    cli::explain::Format::Text
+                },
+                run: cfsim::sim::Options {
+                    file: a.file,
+                    host: a.host,
+                    define: a.define,
+                    negate: a.negate,
+                    bundlesequence: a.bundlesequence,
+                    exec: a.exec,
+                    henc_modules: a.henc_module,
+                    ..cfsim::sim::Options::default()
+                },
+            })
+        }
         Cmd::Enc { config, node } => return cfsim::henc::cli::enc(&node, config.as_deref()),
         Cmd::Promises(a) => {
             if a.version {
@@ -790,6 +863,7 @@ fn main() -> ExitCode {
                 trace_file: a.trace_file,
                 result_json: a.result_json,
                 brief_result: false,
+                keep_trace: false,
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: usize::try_from(a.max_call_depth).unwrap_or(64),
                     max_iterations: usize::try_from(a.max_iterations).unwrap_or(usize::MAX),

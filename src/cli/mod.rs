@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod compat;
 pub mod diff;
+pub mod explain;
 pub mod fleet;
 pub mod graph;
 pub mod promises;

@@ -52,7 +52,10 @@ use crate::load::Loaded;
 
 pub mod run;
 
-pub use run::{simulate, simulate_policy, Options, RunResult, TraceFormat};
+pub use run::{
+    on_eval_thread, run_engine, simulate, simulate_policy, Finished, Options, RunResult,
+    TraceFormat,
+};
 
 /// Why a policy could not be loaded or pre-evaluated: what the tool prints, and its exit code.
 #[derive(Debug, Clone, Default)]

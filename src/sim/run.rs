@@ -2,7 +2,8 @@
 //! checked [`super::Policy`] and a [`crate::host::Host`] in, a [`RunResult`] out — what cf-agent would
 //! print, its exit code, and on request the trace and the result document. [`simulate`] loads both
 //! from files and runs on a thread whose stack is sized from `--max-call-depth`; [`simulate_policy`]
-//! runs an already loaded policy (fleet, diff and test load it once for many hosts).
+//! runs an already loaded policy (fleet, diff and test load it once for many hosts); [`run_engine`]
+//! runs one and keeps its engine (class and variable tables, trace) for tools that inspect the run.
 
 use crate::eval::output::LogLevel;
 use crate::eval::setup::ClassOptions;
@@ -46,6 +47,8 @@ pub struct Options {
     pub brief_result: bool,
     /// Limits (method nesting, iterations per promise); defaults when `None`.
     pub limits: Option<crate::eval::Limits>,
+    /// Keep the full trace (call paths included) in the engine of [`run_engine`] without printing it.
+    pub keep_trace: bool,
 }
 
 /// What cfsim prints when the agent's validation fails at run time: the agent's own line, then why the
@@ -76,23 +79,35 @@ fn failed(f: crate::sim::Failure) -> RunResult {
 /// on a thread with a stack for `--max-call-depth` nested calls.
 pub fn simulate(o: &Options) -> RunResult {
     let depth = o.limits.unwrap_or_default().max_call_depth;
+    on_eval_thread(depth, || simulate_here(o)).unwrap_or_else(|(stdout, code)| RunResult {
+        stdout,
+        code,
+        ..RunResult::default()
+    })
+}
+
+/// Runs `f` on a thread whose stack holds `max_call_depth` nested methods calls (the stack of
+/// `cfsim agent`). `Err` is the message and exit code when the thread cannot start (2) or stopped
+/// unexpectedly (1).
+pub fn on_eval_thread<T: Send>(
+    max_call_depth: usize,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, (String, u8)> {
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("cfsim-eval".into())
-            .stack_size(crate::eval::stack_bytes(depth))
-            .spawn_scoped(scope, || simulate_here(o));
+            .stack_size(crate::eval::stack_bytes(max_call_depth))
+            .spawn_scoped(scope, f);
         match worker.map(|w| w.join()) {
-            Ok(Ok(r)) => r,
-            Ok(Err(_)) => RunResult {
-                stdout: "   error: cfsim: the evaluation thread stopped unexpectedly\n".into(),
-                code: 1,
-                ..RunResult::default()
-            },
-            Err(e) => RunResult {
-                stdout: format!("   error: cfsim: cannot start the evaluation thread: {e}\n"),
-                code: 2,
-                ..RunResult::default()
-            },
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(_)) => Err((
+                "   error: cfsim: the evaluation thread stopped unexpectedly\n".into(),
+                1,
+            )),
+            Err(e) => Err((
+                format!("   error: cfsim: cannot start the evaluation thread: {e}\n"),
+                2,
+            )),
         }
     })
 }
@@ -123,6 +138,85 @@ pub fn simulate_policy(
     host: &crate::host::Host,
     o: &Options,
 ) -> RunResult {
+    if let Some(g) = o.level.as_deref().filter(|g| LogLevel::parse(g).is_none()) {
+        return usage(format!("Unknown log level '{g}'"));
+    }
+    let (cre, vre) = match (
+        render::filter(o.show_classes.as_deref()),
+        render::filter(o.show_vars.as_deref()),
+    ) {
+        (Ok(c), Ok(v)) => (c, v),
+        (Err(e), _) | (_, Err(e)) => return usage(e),
+    };
+    let Finished {
+        engine: e,
+        ok,
+        code,
+        ..
+    } = match run_engine(policy, host, o) {
+        Ok(f) => f,
+        Err(r) => return *r,
+    };
+    let mut stdout = e.out.text();
+    if o.show_classes.is_some() && ok {
+        stdout.push_str(&render::classes_table(&e.ctx, cre.as_ref()));
+    }
+    if o.show_vars.is_some() && ok {
+        stdout.push_str(&render::vars_table(&e.ctx, vre.as_ref()));
+    }
+    match o.trace {
+        Some(TraceFormat::Json) => stdout.push_str(&trace::render_json(&e.trace)),
+        Some(TraceFormat::Text) => stdout.push_str(&trace::render_text(&e.trace)),
+        None => {}
+    }
+    let result = o.result_json.as_ref().map(|_| {
+        let facts = crate::eval::result::RunFacts {
+            policy: policy.entry(),
+            host: &host.hostname,
+            exit_code: code,
+            lines: &e.out.lines,
+            brief: o.brief_result,
+        };
+        crate::eval::result::build(&e.ctx, &e.trace, &facts)
+    });
+    RunResult {
+        stdout,
+        code,
+        trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
+        result,
+    }
+}
+
+/// A usage error (exit 2) before the run starts.
+fn usage(msg: String) -> RunResult {
+    RunResult {
+        stdout: format!("   error: {msg}\n"),
+        code: 2,
+        ..RunResult::default()
+    }
+}
+
+/// A run that went to its end (or to a fatal error), with its engine: the class and variable tables,
+/// the trace (when [`Options::keep_trace`], a printed trace or the result document asked for it) and
+/// what it printed. For tools that inspect a run rather than print it (`cfsim explain`).
+pub struct Finished<'h> {
+    pub engine: crate::eval::Engine<'h>,
+    /// The bundlesequence that ran (`-b` or `body common control`).
+    pub sequence: Vec<crate::eval::sequence::SeqItem>,
+    /// `false` after a fatal error (already in the engine's output).
+    pub ok: bool,
+    /// The exit code `cfsim agent` gives this run.
+    pub code: u8,
+}
+
+/// Runs the agent simulation of a loaded policy on `host` and keeps the engine. `Err` is what
+/// `cfsim agent` prints, with its exit code, when the run never started: a bad flag, a failed
+/// pre-evaluation, or a fatal error of cf-promises' validation (the agent's failsafe policy).
+pub fn run_engine<'h>(
+    policy: &crate::sim::Policy,
+    host: &'h crate::host::Host,
+    o: &Options,
+) -> Result<Finished<'h>, Box<RunResult>> {
     let mut level = if o.verbose {
         LogLevel::Verbose
     } else if o.inform {
@@ -133,28 +227,9 @@ pub fn simulate_policy(
     if let Some(g) = &o.level {
         match LogLevel::parse(g) {
             Some(l) => level = l,
-            None => {
-                return RunResult {
-                    stdout: format!("   error: Unknown log level '{g}'\n"),
-                    code: 2,
-                    ..RunResult::default()
-                }
-            }
+            None => return Err(Box::new(usage(format!("Unknown log level '{g}'")))),
         }
     }
-    let (cre, vre) = match (
-        render::filter(o.show_classes.as_deref()),
-        render::filter(o.show_vars.as_deref()),
-    ) {
-        (Ok(c), Ok(v)) => (c, v),
-        (Err(e), _) | (_, Err(e)) => {
-            return RunResult {
-                stdout: format!("   error: {e}\n"),
-                code: 2,
-                ..RunResult::default()
-            }
-        }
-    };
     let classes = ClassOptions {
         define: o.define.clone(),
         negate: o.negate.clone(),
@@ -162,11 +237,12 @@ pub fn simulate_policy(
         verbose: o.verbose,
         dry_run: o.dry_run,
     };
+    let printed = o.trace.is_some() || o.trace_file.is_some() || o.keep_trace;
     let opts = RunOptions {
         exec: o.exec,
         dry_run: o.dry_run,
-        trace: o.trace.is_some() || o.trace_file.is_some() || o.result_json.is_some(),
-        trace_calls: o.trace.is_some() || o.trace_file.is_some(),
+        trace: printed || o.result_json.is_some(),
+        trace_calls: printed,
         limits: o.limits.unwrap_or_default(),
         allow_network: o.allow_network,
         henc_modules: o.henc_modules.clone(),
@@ -190,17 +266,17 @@ pub fn simulate_policy(
         Ok(v) => v.out.text(),
         // cf-promises stopped on a fatal error: the agent falls back to its failsafe policy
         Err(f) if f.fatal => {
-            return RunResult {
+            return Err(Box::new(RunResult {
                 stdout: format!("{}{FAILSAFE}", f.stdout),
                 code: 1,
                 ..RunResult::default()
-            }
+            }))
         }
         Err(_) => String::new(),
     };
     let mut e = match policy.engine(host, Component::Agent, &classes, level, opts) {
         Ok(e) => e,
-        Err(f) => return failed(f),
+        Err(f) => return Err(Box::new(failed(f))),
     };
     e.out
         .lines
@@ -211,20 +287,8 @@ pub fn simulate_policy(
             "Using command line specified bundlesequence",
         );
     }
-    let seq = e.bundlesequence(o.bundlesequence.as_deref());
-    let ok = e.run_sequence(&seq);
-    let mut stdout = e.out.text();
-    if o.show_classes.is_some() && ok {
-        stdout.push_str(&render::classes_table(&e.ctx, cre.as_ref()));
-    }
-    if o.show_vars.is_some() && ok {
-        stdout.push_str(&render::vars_table(&e.ctx, vre.as_ref()));
-    }
-    match o.trace {
-        Some(TraceFormat::Json) => stdout.push_str(&trace::render_json(&e.trace)),
-        Some(TraceFormat::Text) => stdout.push_str(&trace::render_text(&e.trace)),
-        None => {}
-    }
+    let sequence = e.bundlesequence(o.bundlesequence.as_deref());
+    let ok = e.run_sequence(&sequence);
     let code = if !ok {
         1
     } else if e.limit_hit {
@@ -232,20 +296,10 @@ pub fn simulate_policy(
     } else {
         0
     };
-    let result = o.result_json.as_ref().map(|_| {
-        let facts = crate::eval::result::RunFacts {
-            policy: policy.entry(),
-            host: &host.hostname,
-            exit_code: code,
-            lines: &e.out.lines,
-            brief: o.brief_result,
-        };
-        crate::eval::result::build(&e.ctx, &e.trace, &facts)
-    });
-    RunResult {
-        stdout,
+    Ok(Finished {
+        engine: e,
+        sequence,
+        ok,
         code,
-        trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
-        result,
-    }
+    })
 }
