@@ -544,6 +544,13 @@ pub fn blame_words(facts: &Facts<'_>, c: &Cond) -> String {
                 ),
                 None => format!("{name} was defined and is negated here"),
             },
+            (State::Set(e), false) if facts.local_to(*e).is_some() => match facts.event(*e) {
+                Some(x) => format!(
+                    "{name} was defined at #{} by {}:{}, but as a class local to bundle {} (a classes promise of an agent bundle without scope => \"namespace\"): other bundles do not see it",
+                    x.seq, x.file, x.line, x.bundle
+                ),
+                None => format!("{name} was defined as a bundle-local class elsewhere"),
+            },
             _ if defined => format!("{name} was defined"),
             _ => format!("{name} was not defined"),
         };
