@@ -1,6 +1,6 @@
 //! `cfsim agent --timeline PATH.html` in a real browser: headless Chromium (Debian's `chromium`, driven
-//! over the DevTools protocol by the `headless_chrome` crate) loads the timeline of several runs (a
-//! small policy of the eval corpus, the hENC demo on a profile, the masterfiles on a profile) from
+//! over the DevTools protocol by the `headless_chrome` crate) loads the timeline of several runs (two
+//! small policies of the eval corpus, the hENC demo on a profile, the masterfiles on a profile) from
 //! `file://` and the test checks, against the same run's `--trace-file`:
 //! - every trace event is one cell, with the outcome category the trace implies (the page draws rows
 //!   lazily: the test scrolls through it and collects the cells drawn at each position), and the
@@ -68,6 +68,13 @@ struct Case {
 fn cases() -> Vec<Case> {
     let hosts = root().join("policies/hosts");
     let mut v = vec![
+        // the screenshot's run: a common bundle re-evaluated through methods (the hENC pitfall's fix)
+        Case {
+            name: "eval-common-bundle-called",
+            dir: root().join("policies/eval/methods"),
+            file: "./common_bundle_called.cf".into(),
+            host: hosts.join("web1-oslo-debian.json"),
+        },
         Case {
             name: "eval-class-chain",
             dir: root().join("policies/eval/passes"),
