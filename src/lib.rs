@@ -32,5 +32,6 @@ pub mod sim;
 pub mod source;
 pub mod syntax;
 pub mod testing;
+pub mod timeline;
 pub mod value;
 pub mod yaml;

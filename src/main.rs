@@ -468,6 +468,10 @@ struct AgentArgs {
     /// Write the run's result as JSON (schema: docs/result.schema.json) to PATH; `-` for stdout.
     #[arg(long = "result-json", value_name = "PATH")]
     result_json: Option<String>,
+    /// Write the run as one self-contained HTML page to PATH: bundles × passes × promise types, a cell
+    /// per evaluation coloured by outcome, details on click, class/variable search; `-` for stdout.
+    #[arg(long = "timeline", value_name = "PATH.html")]
+    timeline: Option<String>,
     /// Deepest nesting of methods calls (1 to 10000) before cfsim stops with a diagnostic.
     #[arg(long = "max-call-depth", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=cfsim::eval::MAX_CALL_DEPTH as u64))]
@@ -862,6 +866,7 @@ fn main() -> ExitCode {
                 trace,
                 trace_file: a.trace_file,
                 result_json: a.result_json,
+                timeline: a.timeline,
                 brief_result: false,
                 keep_trace: false,
                 limits: Some(cfsim::eval::Limits {

@@ -1,6 +1,6 @@
 //! `cfsim agent`: simulate `cf-agent -K` on a policy for a host: load and validate, pre-evaluate, run the
 //! bundlesequence, print what cf-agent prints (at the chosen level), then the `--show-evaluated-*`
-//! tables and the trace. Exit codes: 0 done (even with failed promises, as cf-agent), 1 fatal error or
+//! tables and the trace, and writes the trace, result and timeline files. Exit codes: 0 done (even with failed promises, as cf-agent), 1 fatal error or
 //! invalid policy, 2 usage or I/O error (bad host profile, unreadable file, bad regex), 3
 //! ([`crate::eval::EXIT_LIMIT`]) a limit of the run was hit (the simulation is incomplete). The
 //! evaluation runs on a thread whose stack is sized from `--max-call-depth`, so the limit, not the
@@ -19,6 +19,7 @@ pub fn run(o: &Options) -> u8 {
     for (what, path, text) in [
         ("trace file", &o.trace_file, &r.trace_json),
         ("result file", &o.result_json, &result_json),
+        ("timeline", &o.timeline, &r.timeline),
     ] {
         let (Some(path), Some(text)) = (path, text) else {
             continue;

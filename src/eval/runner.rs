@@ -402,7 +402,9 @@ impl Engine<'_> {
 
     /// Starts the trace event of one evaluation.
     pub fn begin_event(&mut self, def: &BundleDef, t: &str, p: &Promise, promiser: &str, g: bool) {
-        if !self.opts.trace {
+        // the preliminary convergence (every promise of every bundle) is not traced: `end_event`
+        // drops its events, so they are not built either
+        if !self.opts.trace || self.stage == "prelim" {
             return;
         }
         self.cur = TraceEvent {

@@ -43,6 +43,8 @@ pub struct Options {
     pub trace_file: Option<String>,
     /// `--result-json PATH`: the run's result (docs/result.schema.json) in PATH (`-`: stdout).
     pub result_json: Option<String>,
+    /// `--timeline PATH.html`: the run as one self-contained HTML page (see [`crate::timeline`]).
+    pub timeline: Option<String>,
     /// The result without variables and per-promise entries (see `eval::result::RunFacts::brief`).
     pub brief_result: bool,
     /// Limits (method nesting, iterations per promise); defaults when `None`.
@@ -64,6 +66,8 @@ pub struct RunResult {
     pub trace_json: Option<String>,
     /// The result document for `--result-json` (`None` when not asked for or the run never started).
     pub result: Option<serde_json::Value>,
+    /// The HTML page for `--timeline` (`None` when not asked for or the run never started).
+    pub timeline: Option<String>,
 }
 
 /// The output and exit code of a policy that could not be loaded or pre-evaluated.
@@ -179,11 +183,20 @@ pub fn simulate_policy(
         };
         crate::eval::result::build(&e.ctx, &e.trace, &facts)
     });
+    let timeline = o.timeline.as_ref().map(|_| {
+        let info = crate::timeline::RunInfo {
+            policy: policy.entry(),
+            host: &host.hostname,
+            exit_code: code,
+        };
+        crate::timeline::render(&e.trace, &info)
+    });
     RunResult {
         stdout,
         code,
         trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
         result,
+        timeline,
     }
 }
 
@@ -241,8 +254,8 @@ pub fn run_engine<'h>(
     let opts = RunOptions {
         exec: o.exec,
         dry_run: o.dry_run,
-        trace: printed || o.result_json.is_some(),
-        trace_calls: printed,
+        trace: printed || o.result_json.is_some() || o.timeline.is_some(),
+        trace_calls: printed || o.timeline.is_some(),
         limits: o.limits.unwrap_or_default(),
         allow_network: o.allow_network,
         henc_modules: o.henc_modules.clone(),
