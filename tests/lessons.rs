@@ -1,7 +1,10 @@
 //! The lessons (`policies/lessons/NN_topic.cf`): each is recorded from the real cf-agent like the eval
 //! corpus (the recordings are checked by tests/eval_conformance.rs and, live, tests/eval_recordings.rs);
 //! here: every lesson is explained in README.md with its recorded output, and the committed graphs
-//! (`NAME.calls.dot`, `NAME.classes.dot`) are what `cfsim graph` draws today and Graphviz accepts.
+//! (`NAME.calls.dot`, `NAME.classes.dot`) and timeline (`NAME.timeline.html`) are what `cfsim graph`
+//! and `cfsim agent --timeline` make today (Graphviz accepts the graphs; tests/timeline_browser.rs
+//! loads lesson timelines in Chromium). The `cfsim explain` answers of the lessons are in
+//! tests/explain.rs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -85,5 +88,33 @@ fn committed_graphs_are_current_and_accepted_by_graphviz() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn committed_timelines_are_current() {
+    for p in lessons() {
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let stem = name.trim_end_matches(".cf");
+        let out =
+            std::env::temp_dir().join(format!("cfsim-lesson-{}-{stem}.html", std::process::id()));
+        let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(root().join("policies/lessons"))
+            .args(["agent", "-K", "-f", &format!("./{name}"), "--host"])
+            .arg("../hosts/web1-oslo-debian.json")
+            .arg("--timeline")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}");
+        let now = std::fs::read(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        let file = p.with_file_name(format!("{stem}.timeline.html"));
+        let committed = std::fs::read(&file).unwrap();
+        assert!(
+            committed == now,
+            "{} is stale: regenerate it with cfsim agent --timeline (see README, Lessons)",
+            file.display()
+        );
     }
 }

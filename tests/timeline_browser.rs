@@ -68,7 +68,20 @@ struct Case {
 fn cases() -> Vec<Case> {
     let hosts = root().join("policies/hosts");
     let mut v = vec![
-        // the screenshot's run: a common bundle re-evaluated through methods (the hENC pitfall's fix)
+        // the screenshot's run (docs/timeline.png): the lesson on vars evaluated again after classes
+        Case {
+            name: "lesson-vars-reevaluated",
+            dir: root().join("policies/lessons"),
+            file: "./03_vars_reevaluated.cf".into(),
+            host: hosts.join("web1-oslo-debian.json"),
+        },
+        Case {
+            name: "lesson-common-reevaluation",
+            dir: root().join("policies/lessons"),
+            file: "./09_common_reevaluation.cf".into(),
+            host: hosts.join("web1-oslo-debian.json"),
+        },
+        // a common bundle re-evaluated through methods (the hENC pitfall's fix)
         Case {
             name: "eval-common-bundle-called",
             dir: root().join("policies/eval/methods"),
