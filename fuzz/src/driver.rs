@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 
 use crate::worker::PROGRESS_EVERY;
 
+/// The time budget of a run without `--seconds` (ten days: long enough, and small enough to pass on
+/// to a worker in milliseconds).
+const NO_BUDGET: Duration = Duration::from_secs(10 * 24 * 3600);
+
 /// Settings of one run.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -190,6 +194,7 @@ pub fn run(s: &Settings) -> std::io::Result<(u64, Findings)> {
     let budget = s.seconds.map(Duration::from_secs_f64);
     let mut f = Findings::default();
     let mut pos = s.start;
+    let corpus_len = crate::worker::read_corpus(&s.corpus).len() as u64;
     let mut last_status = Instant::now();
     let target = s.target.clone();
     let mut tick = move |done: u64, f_count: u64| {
@@ -207,9 +212,10 @@ pub fn run(s: &Settings) -> std::io::Result<(u64, Findings)> {
         let remaining = match budget {
             Some(b) => match b.checked_sub(started.elapsed()) {
                 Some(r) if !r.is_zero() => r,
+                _ if pos < corpus_len => Duration::ZERO,
                 _ => break,
             },
-            None => Duration::from_secs(u64::MAX / 4),
+            None => NO_BUDGET,
         };
         let mut w = spawn(s, pos, end, remaining, false)?;
         let fc = f.count();
@@ -217,7 +223,7 @@ pub fn run(s: &Settings) -> std::io::Result<(u64, Findings)> {
         match stop {
             Stop::Ended(n) => {
                 pos = n;
-                if n < end {
+                if n < end && n >= corpus_len {
                     break; // the time budget ran out
                 }
             }
@@ -244,7 +250,8 @@ pub fn run(s: &Settings) -> std::io::Result<(u64, Findings)> {
 /// (that input is the finding) or `PROGRESS_EVERY` inputs pass; returns where to go on.
 fn replay(s: &Settings, at: u64, end: u64, f: &mut Findings) -> std::io::Result<u64> {
     let to = at.saturating_add(PROGRESS_EVERY + 1).min(end);
-    let mut w = spawn(s, at, to, Duration::from_secs(u64::MAX / 4), true)?;
+    let _ = std::fs::remove_file(s.artifacts.join("current"));
+    let mut w = spawn(s, at, to, NO_BUDGET, true)?;
     let stop = follow(&mut w, at, s.timeout, f, &mut |_| {});
     let current = s.artifacts.join("current");
     let (kind, done) = match stop {
@@ -268,7 +275,12 @@ fn replay(s: &Settings, at: u64, end: u64, f: &mut Findings) -> std::io::Result<
             ("timeout", done)
         }
     };
-    let input = std::fs::read(&current).unwrap_or_default();
+    let Ok(input) = std::fs::read(&current) else {
+        // the replay did not get as far as running an input: not a finding of the target
+        return Err(std::io::Error::other(format!(
+            "the replaying worker stopped before it ran input {done}"
+        )));
+    };
     let path = crate::worker::save_artifact(&s.artifacts, kind, &input);
     let _ = std::fs::remove_file(&current);
     eprintln!("[{}] saved {}", s.target, path.display());

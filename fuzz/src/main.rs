@@ -1,8 +1,8 @@
 //! cfsim-fuzz: a fuzz driver for cfsim that needs only the stable toolchain (docs/fuzzing.md).
 //!
 //! `cfsim-fuzz TARGET [--iterations N] [--seconds S] [--seed S] [--start I] [--corpus DIR]
-//! [--artifacts DIR] [--timeout S] [--memory-mb M]` runs TARGET on its corpus, then on generated and
-//! mutated inputs; `cfsim-fuzz TARGET --replay FILE…` runs saved inputs in this process (a panic prints
+//! [--artifacts DIR] [--timeout S] [--memory-mb M]` runs TARGET on its whole corpus, then on generated
+//! and mutated inputs until N inputs or S more seconds; `cfsim-fuzz TARGET --replay FILE…` runs saved inputs in this process (a panic prints
 //! its place); `cfsim-fuzz TARGET --show I` prints input I; `cfsim-fuzz list` names the targets.
 //! The exit code is 0 when nothing was found, 1 when a panic, crash or hang was, 2 for usage errors.
 
