@@ -37,7 +37,8 @@ pub fn parse(text: &str) -> Result<Value, String> {
         if b.stack.is_empty() && b.root.is_none() {
             return Err(e.to_string());
         }
-        while !b.stack.is_empty() {
+        // (a document refused for a limit stays refused: the builder ignores events then)
+        while !b.stack.is_empty() && b.error.is_none() {
             b.on_event(Event::SequenceEnd);
         }
     }
@@ -286,5 +287,13 @@ mod tests {
             parse("a: &x [1, 2]\nb: *x").unwrap_or_default(),
             json!({"a": [1, 2], "b": [1, 2]})
         );
+    }
+
+    /// A limit hit, then a syntax error: the closing of open collections must not wait for a builder
+    /// that ignores events (found by the `data` fuzz target: it never returned).
+    #[test]
+    fn limit_then_syntax_error_ends() {
+        let text = format!("? ---\n{}---\n ? ? é=a=b\n", "? ".repeat(20));
+        assert!(parse(&text).is_err_and(|e| e.contains("mapping key longer")));
     }
 }
