@@ -8,6 +8,8 @@ use cfsim::expr::memenv::MemEnv;
 use cfsim::functions::cache::FnCache;
 use cfsim::functions::callexpr::{eval_call, parse_call};
 use cfsim::functions::CallCtx;
+use cfsim::syntax::functions_gen::FUNCTIONS;
+use cfsim::syntax::tables::DataType;
 
 use super::{env, gen, Target};
 use crate::rng::Rng;
@@ -66,10 +68,82 @@ const DICT: &[&str] = &[
     "\"ip\"",
 ];
 
+/// An argument for a parameter of type `ty` whose range (a regex, `lo,hi`, or a menu) is `range`.
+fn typed_arg(rng: &mut Rng, ty: DataType, range: &str, depth: usize) -> String {
+    if depth < 2 && rng.one_in(10) {
+        return typed_call(rng, depth + 1);
+    }
+    if rng.one_in(12) {
+        return gen::arg(rng, depth + 1);
+    }
+    match ty {
+        DataType::Int | DataType::Real => {
+            let (lo, hi) = range.split_once(',').unwrap_or(("0", "100"));
+            let v = match rng.below(6) {
+                0 => lo.to_string(),
+                1 => hi.to_string(),
+                2 => rng
+                    .pick(&[
+                        "-1",
+                        "0",
+                        "1k",
+                        "2M",
+                        "inf",
+                        "1.5",
+                        "99999999999999999999",
+                        "x",
+                    ])
+                    .to_string(),
+                _ => rng.below(20).to_string(),
+            };
+            format!("\"{v}\"")
+        }
+        DataType::Option => {
+            let opts: Vec<&str> = range.split(',').collect();
+            format!("\"{}\"", rng.pick(&opts))
+        }
+        DataType::Context => format!("\"{}\"", gen::class_expr(rng, 2)),
+        _ if range.starts_with("[a-zA-Z0-9_$") || range.starts_with("@[") => {
+            let v = rng.pick(&[
+                "l", "d", "big", "empty", "l2", "s", "arr", "nosuch", "d[list]", "main.l",
+            ]);
+            if range.starts_with('@') || rng.one_in(3) {
+                format!("\"@({v})\"")
+            } else {
+                format!("\"{v}\"")
+            }
+        }
+        _ => gen::arg(rng, depth + 1),
+    }
+}
+
+/// A call of a function of the syntax table with arguments of its parameters' types.
+fn typed_call(rng: &mut Rng, depth: usize) -> String {
+    let spec = &FUNCTIONS[rng.below(FUNCTIONS.len())];
+    let mut args: Vec<String> = spec
+        .params
+        .iter()
+        .map(|p| typed_arg(rng, p.ty, p.range, depth))
+        .collect();
+    if spec.variadic {
+        for _ in 0..rng.small(3) {
+            args.push(gen::arg(rng, depth + 1));
+        }
+    }
+    if rng.one_in(16) {
+        args.truncate(rng.below(args.len() + 1));
+    }
+    format!("{}({})", spec.name, args.join(", "))
+}
+
 fn generate(rng: &mut Rng) -> Vec<u8> {
     let mut out = String::new();
     for _ in 0..1 + rng.small(2) {
-        out.push_str(&gen::call(rng, 0));
+        if rng.one_in(5) {
+            out.push_str(&gen::call(rng, 0));
+        } else {
+            out.push_str(&typed_call(rng, 0));
+        }
         out.push('\n');
     }
     out.into_bytes()
