@@ -265,7 +265,7 @@ fn run(input: &[u8]) {
     };
     // one input in four also asks for the result document, `-I` and the evaluated classes and
     // variables (they cost a third more per run)
-    let full = input.len() % 4 == 0;
+    let full = input.len().is_multiple_of(4);
     let o = Options {
         file: path.to_string_lossy().into_owned(),
         inform: full,
