@@ -12,13 +12,22 @@ use yaml_rust2::scanner::TScalarStyle;
 /// Deepest nesting accepted; deeper documents are rejected instead of recursing without bound.
 pub const MAX_DEPTH: usize = 512;
 
+/// Most values that aliases (`*a`) may copy into one document: ten nested anchors of ten aliases each
+/// would otherwise expand to 10^10 values ("billion laughs").
+pub const MAX_ALIAS_VALUES: usize = 1_000_000;
+
+/// Longest text of a mapping key that is itself a collection (`? [a, b]`): the key is written as
+/// JSON, and keys nested in keys would otherwise double their escapes at every level.
+pub const MAX_COMPLEX_KEY_BYTES: usize = 64 * 1024;
+
 /// Parse `text`; `Err` carries the parser's message.
 pub fn parse(text: &str) -> Result<Value, String> {
     let mut b = Builder {
         stack: Vec::new(),
         root: None,
         anchors: Vec::new(),
-        too_deep: false,
+        error: None,
+        alias_values: 0,
     };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut b, false) {
@@ -28,12 +37,13 @@ pub fn parse(text: &str) -> Result<Value, String> {
         if b.stack.is_empty() && b.root.is_none() {
             return Err(e.to_string());
         }
-        while !b.stack.is_empty() {
+        // (a document refused for a limit stays refused: the builder ignores events then)
+        while !b.stack.is_empty() && b.error.is_none() {
             b.on_event(Event::SequenceEnd);
         }
     }
-    if b.too_deep {
-        return Err(format!("YAML nesting deeper than {MAX_DEPTH}"));
+    if let Some(e) = b.error {
+        return Err(e);
     }
     let mut root = b.root.unwrap_or(Value::Null);
     // reals kept as their %.4f text, as the agent stores every parsed real (recorded: show/data_reals)
@@ -50,7 +60,19 @@ struct Builder {
     stack: Vec<Frame>,
     root: Option<Value>,
     anchors: Vec<(usize, Value)>,
-    too_deep: bool,
+    /// Why the document is refused (a limit); later events are ignored.
+    error: Option<String>,
+    /// Values copied by aliases so far.
+    alias_values: usize,
+}
+
+/// Number of values in `v` (itself and everything inside).
+fn count_values(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(count_values).sum::<usize>(),
+        Value::Object(m) => 1 + m.values().map(count_values).sum::<usize>(),
+        _ => 1,
+    }
 }
 
 impl Builder {
@@ -67,7 +89,15 @@ impl Builder {
                 None => {
                     let k = match v {
                         Value::String(s) => s,
-                        other => other.to_string(),
+                        other => {
+                            let k = other.to_string();
+                            if k.len() > MAX_COMPLEX_KEY_BYTES {
+                                self.error = Some(format!(
+                                    "YAML mapping key longer than {MAX_COMPLEX_KEY_BYTES} bytes"
+                                ));
+                            }
+                            k
+                        }
                     };
                     *key = Some(k);
                 }
@@ -83,7 +113,7 @@ impl Builder {
 
 impl EventReceiver for Builder {
     fn on_event(&mut self, ev: Event) {
-        if self.too_deep {
+        if self.error.is_some() {
             return;
         }
         match ev {
@@ -101,14 +131,14 @@ impl EventReceiver for Builder {
             }
             Event::SequenceStart(anchor, _) => {
                 if self.stack.len() >= MAX_DEPTH {
-                    self.too_deep = true;
+                    self.error = Some(format!("YAML nesting deeper than {MAX_DEPTH}"));
                     return;
                 }
                 self.stack.push(Frame::Seq(Vec::new(), anchor));
             }
             Event::MappingStart(anchor, _) => {
                 if self.stack.len() >= MAX_DEPTH {
-                    self.too_deep = true;
+                    self.error = Some(format!("YAML nesting deeper than {MAX_DEPTH}"));
                     return;
                 }
                 self.stack.push(Frame::Map(Map::new(), None, anchor));
@@ -127,8 +157,16 @@ impl EventReceiver for Builder {
                     .iter()
                     .rev()
                     .find(|(a, _)| *a == id)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or(Value::Null);
+                    .map(|(_, v)| v)
+                    .unwrap_or(&Value::Null);
+                self.alias_values = self.alias_values.saturating_add(count_values(v));
+                if self.alias_values > MAX_ALIAS_VALUES {
+                    self.error = Some(format!(
+                        "YAML aliases copy more than {MAX_ALIAS_VALUES} values"
+                    ));
+                    return;
+                }
+                let v = v.clone();
                 self.push_value(v, 0);
             }
             _ => {}
@@ -212,5 +250,50 @@ mod tests {
         assert_eq!(parse("a: [1, 2").unwrap_or_default(), json!({"a": [1, 2]}));
         assert_eq!(parse("a: b: c").unwrap_or_default(), json!({"a": "b"}));
         assert_eq!(parse("[a, b]]").unwrap_or_default(), json!(["a", "b"]));
+    }
+
+    /// Found by the `data` fuzz target (docs/fuzzing.md): mapping keys that are mappings, nested 36
+    /// deep (`? ? ? … ${s}`), took 93 s and 500 MB (each level escaped the JSON of the one inside).
+    #[test]
+    fn nested_complex_keys_are_bounded() {
+        let text = format!("{}${{s}}", "? ".repeat(40));
+        let t = std::time::Instant::now();
+        let r = parse(&text);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t.elapsed()
+        );
+        assert!(r.is_err_and(|e| e.contains("mapping key longer")));
+        // a collection key of normal size is kept as its JSON text
+        assert_eq!(
+            parse("? [a, b]\n: c").unwrap_or_default(),
+            json!({"[\"a\",\"b\"]": "c"})
+        );
+    }
+
+    /// "Billion laughs": nine levels of ten aliases would copy 10^9 values (the `data` fuzz target's
+    /// memory limit); aliases may copy at most MAX_ALIAS_VALUES.
+    #[test]
+    fn alias_expansion_is_bounded() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let r = parse(&text);
+        assert!(r.is_err_and(|e| e.contains("aliases copy more than")));
+        assert_eq!(
+            parse("a: &x [1, 2]\nb: *x").unwrap_or_default(),
+            json!({"a": [1, 2], "b": [1, 2]})
+        );
+    }
+
+    /// A limit hit, then a syntax error: the closing of open collections must not wait for a builder
+    /// that ignores events (found by the `data` fuzz target: it never returned).
+    #[test]
+    fn limit_then_syntax_error_ends() {
+        let text = format!("? ---\n{}---\n ? ? é=a=b\n", "? ".repeat(20));
+        assert!(parse(&text).is_err_and(|e| e.contains("mapping key longer")));
     }
 }
