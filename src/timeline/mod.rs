@@ -337,7 +337,7 @@ mod tests {
         let json = &data["id=\"cfsim-data\">".len()..end];
         assert!(!json.contains('<'), "{json}");
         let v: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
-        assert_eq!(v["strings"][4], "</script><!-- <script>x");
+        assert_eq!(v["strings"][3], "</script><!-- <script>x");
         assert_eq!(v["policy"], "</script><script>alert(1)</script>");
         assert!(page.contains("<title>cfsim timeline: &lt;/script&gt;"));
     }

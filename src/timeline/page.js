@@ -570,6 +570,12 @@
   document.getElementById('only').addEventListener('change', function () { layoutRows(); });
 
   layoutRows();
+  // a link may name a search: page.html#q=NAME (the first match is selected)
+  if (window.location.hash.indexOf('#q=') === 0) {
+    var q = '';
+    try { q = decodeURIComponent(window.location.hash.slice(3)); } catch (err) { q = ''; }
+    if (q) { setSearch(q); step(1); }
+  }
   // for tests and tools: the numbers the page drew, and a way to draw the rows at the current scroll
   window.cfsimTimeline = { ready: true, events: n, rows: nr, columns: COLS.map(function (c) { return c.key; }), render: render, select: select };
 })();
