@@ -21,8 +21,12 @@ cargo build --release --quiet
 bin=$PWD/target/release/cfsim
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 
-# wall and CPU (user+sys) seconds of one run, output discarded
-measure() { /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" >/dev/null 2>&1 || true; awk '{ print $1, $2 + $3 }' "$work/time"; }
+# wall and CPU (user+sys) seconds of one run (bash's `time`, millisecond resolution), output discarded
+measure() {
+  local TIMEFORMAT='%3R %3U %3S'
+  { time "$@" >/dev/null 2>&1 || true; } 2>"$work/time"
+  awk '{ print $1, $2 + $3 }' "$work/time"
+}
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 "$bin" agent -f "$mf" --host "$host" >/dev/null 2>&1 || true # warm the page cache
@@ -35,7 +39,7 @@ pw=$(cut -d' ' -f1 "$work/plain" | median); pc=$(cut -d' ' -f2 "$work/plain" | m
 tw=$(cut -d' ' -f1 "$work/timeline" | median); tc=$(cut -d' ' -f2 "$work/timeline" | median)
 events=$("$bin" agent -f "$mf" --host "$host" --trace-file - 2>/dev/null | grep -c '^{"version"' || true)
 size=$(stat -c %s "$work/mf.html")
-echo "masterfiles on $(basename "$host"): $events evaluations, $rounds alternating rounds, medians"
+echo "masterfiles on $(basename "$host"): $events evaluations, $rounds alternating rounds, medians (load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores)"
 printf '  run alone           wall %.3f s  cpu %.3f s\n' "$pw" "$pc"
 printf '  run + --timeline    wall %.3f s  cpu %.3f s\n' "$tw" "$tc"
 awk -v a="$pw" -v b="$tw" -v c="$pc" -v d="$tc" 'BEGIN { printf "  ratio               wall %.2fx  cpu %.2fx  (budget: under 2x)\n", b / a, d / c }'

@@ -7,7 +7,9 @@
 //!   scroll handler draws the last rows when the page is scrolled to its end;
 //! - clicking a cell shows that evaluation's details (promiser, file:line, guard, classes set);
 //! - the search box finds where a class is defined (the trace's count) and highlights it;
-//! - the page logs no console error and throws no exception;
+//! - the page logs no console error and throws no exception (recorded by a hook the test installs in
+//!   the page before its scripts run, and by the protocol's events; probes check both kinds are seen);
+//! - Enter in the search box selects the first match, then the next;
 //! - the file is byte-identical for two runs.
 //!
 //! It prints the cells checked, the file size and the load time (navigation start to the load event)
@@ -25,6 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::Page;
 use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::Value;
@@ -213,6 +216,35 @@ fn bare(x: &str) -> &str {
     }
 }
 
+/// Installed in the page before its scripts: records uncaught errors (script errors included),
+/// unhandled rejections, Content-Security-Policy violations (a blocked load) and console.error/assert.
+const ERROR_HOOK: &str = r#"(() => {
+  const errs = window.__cfsimErrors = [];
+  const push = (m) => errs.push(String(m));
+  window.addEventListener('error', (e) => push('error: ' + (e.message || e.type) + ' at ' + (e.filename || (e.target && e.target.src) || '') + ':' + (e.lineno || 0)), true);
+  window.addEventListener('unhandledrejection', (e) => push('unhandled rejection: ' + e.reason));
+  document.addEventListener('securitypolicyviolation', (e) => push('CSP: ' + e.violatedDirective + ' ' + e.blockedURI));
+  const error = console.error.bind(console);
+  console.error = (...a) => { push('console.error: ' + a.join(' ')); error(...a); };
+  const assert = console.assert.bind(console);
+  console.assert = (c, ...a) => { if (!c) push('console.assert: ' + a.join(' ')); assert(c, ...a); };
+})()"#;
+
+/// The errors seen so far: the protocol's events and the page's own record.
+fn page_errors(tab: &Tab, events: &Mutex<Vec<String>>) -> Vec<String> {
+    let mut all = events.lock().unwrap().clone();
+    if let Some(v) = eval(
+        tab,
+        "JSON.stringify(window.__cfsimErrors || ['the error hook is missing'])",
+    )
+    .as_str()
+    {
+        let page: Vec<String> = serde_json::from_str(v).unwrap_or_default();
+        all.extend(page);
+    }
+    all
+}
+
 fn check_case(browser: &Browser, case: &Case, screenshot: Option<&Path>) {
     let (html, page, trace) = run(case, "a");
     let (html2, page2, _) = run(case, "b");
@@ -249,6 +281,15 @@ fn check_case(browser: &Browser, case: &Case, screenshot: Option<&Path>) {
     .unwrap();
     tab.enable_runtime().unwrap();
     tab.enable_log().unwrap();
+    // and in the page, before its own scripts run: the protocol events above depend on the driver
+    // parsing what this Chromium sends (its console events were found not to arrive), this does not
+    tab.call_method(Page::AddScriptToEvaluateOnNewDocument {
+        source: ERROR_HOOK.to_string(),
+        world_name: None,
+        include_command_line_api: None,
+        run_immediately: None,
+    })
+    .unwrap();
     let url = format!("file://{}", html.display());
     // (the driver's wait_until_navigated waits for network events a file:// page never sends: poll)
     tab.navigate_to(&url).unwrap();
@@ -257,6 +298,26 @@ fn check_case(browser: &Browser, case: &Case, screenshot: Option<&Path>) {
         "!!(window.cfsimTimeline && window.cfsimTimeline.ready) && document.readyState === 'complete'",
         30,
     );
+    // the error collection sees what the page would log: an uncaught exception and a console.error
+    eval(
+        &tab,
+        "setTimeout(() => { throw new Error('cfsim-probe-exception'); }, 0); console.error('cfsim-probe-console')",
+    );
+    let start = Instant::now();
+    loop {
+        let got = page_errors(&tab, &errors).join("\n");
+        if got.contains("cfsim-probe-exception") && got.contains("cfsim-probe-console") {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{}: the error listener missed the probes: {got}",
+            case.name
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    errors.lock().unwrap().clear();
+    eval(&tab, "window.__cfsimErrors.length = 0");
     let load_ms = eval(
         &tab,
         "(() => { const n = performance.getEntriesByType('navigation')[0]; return n.loadEventEnd - n.startTime; })()",
@@ -447,12 +508,55 @@ fn check_case(browser: &Browser, case: &Case, screenshot: Option<&Path>) {
             "{}: search {name}: {used} uses shown, the trace's guards use it {guard_uses} times",
             case.name
         );
+        // Enter selects the first match (in evaluation order), then the next one
+        let first_def = trace
+            .iter()
+            .find(|e| {
+                ["classes_set", "classes_cancelled", "vars_set"]
+                    .iter()
+                    .flat_map(|k| e[*k].as_array().into_iter().flatten())
+                    .filter_map(Value::as_str)
+                    .any(|n| n == name || bare(n) == bare(&name))
+            })
+            .and_then(|e| e["seq"].as_u64())
+            .unwrap_or(u64::MAX);
+        let selected = |tab: &Tab| -> u64 {
+            wait_true(
+                tab,
+                "document.querySelectorAll('#canvas .cell.hl-def.sel, #canvas .cell.hl-use.sel').length === 1",
+                5,
+            );
+            let seq = eval(
+                tab,
+                "+document.querySelector('#canvas .cell.sel').dataset.seq",
+            )
+            .as_u64()
+            .unwrap_or(0);
+            wait_true(
+                tab,
+                &format!(
+                    "document.querySelector('#details h2').textContent === 'Evaluation #{seq}'"
+                ),
+                5,
+            );
+            seq
+        };
         tab.press_key("Enter").unwrap();
-        wait_true(
-            &tab,
-            "document.querySelectorAll('#canvas .cell.hl-def.sel, #canvas .cell.hl-use.sel').length === 1",
-            5,
+        let s1 = selected(&tab);
+        assert!(
+            s1 <= first_def,
+            "{}: Enter selected #{s1}, not the first match (defined at #{first_def})",
+            case.name
         );
+        if used + defined >= 2 {
+            tab.press_key("Enter").unwrap();
+            wait_true(
+                &tab,
+                &format!("+document.querySelector('#canvas .cell.sel').dataset.seq > {s1}"),
+                5,
+            );
+            selected(&tab);
+        }
         assert!(
             eval(
                 &tab,
@@ -479,7 +583,7 @@ fn check_case(browser: &Browser, case: &Case, screenshot: Option<&Path>) {
         println!("timeline {}: screenshot {}", case.name, path.display());
     }
 
-    let errs = errors.lock().unwrap().clone();
+    let errs = page_errors(&tab, &errors);
     assert!(errs.is_empty(), "{}: console errors: {errs:#?}", case.name);
     println!(
         "timeline {}: cells={} bytes={} load_ms={load_ms:.1}",

@@ -142,20 +142,20 @@
   for (i = n - 1; i >= 0; i--) rowFirst[E[i][0]] = i;
 
   // ---- classes: the set growing in evaluation order; steps = runs of one row and column
-  var classSet = new Set(), curve = new Int32Array(n), steps = [], step = null;
+  var classSet = new Set(), curve = new Int32Array(n), steps = [], cur = null;
   var firstDefCol = new Map();
   for (i = 0; i < n; i++) {
     var a = E[i];
-    if (!step || step.row !== a[0] || step.col !== evCol[i]) {
-      step = { row: a[0], col: evCol[i], first: i, added: [], removed: [], total: 0 };
-      steps.push(step);
+    if (!cur || cur.row !== a[0] || cur.col !== evCol[i]) {
+      cur = { row: a[0], col: evCol[i], first: i, added: [], removed: [], total: 0 };
+      steps.push(cur);
     }
     list(a[13]).forEach(function (s) {
-      if (!classSet.has(s)) { classSet.add(s); step.added.push(s); }
+      if (!classSet.has(s)) { classSet.add(s); cur.added.push(s); }
       if (!firstDefCol.has(s)) { firstDefCol.set(s, evCol[i]); COLS[evCol[i]].added++; }
     });
-    list(a[14]).forEach(function (s) { if (classSet.delete(s)) step.removed.push(s); });
-    step.total = classSet.size;
+    list(a[14]).forEach(function (s) { if (classSet.delete(s)) cur.removed.push(s); });
+    cur.total = classSet.size;
     curve[i] = classSet.size;
   }
 
@@ -258,12 +258,6 @@
     var frag = document.createDocumentFragment();
     want.forEach(function (r) { if (!rendered.has(r)) { var e = buildRow(r); rendered.set(r, e); frag.appendChild(e); } });
     canvas.appendChild(frag);
-  }
-
-  function rerender() {
-    rendered.forEach(function (e) { e.remove(); });
-    rendered.clear();
-    render();
   }
 
   // ---- header: title, summary, legend, column heads, class growth chart
@@ -570,6 +564,12 @@
   document.getElementById('only').addEventListener('change', function () { layoutRows(); });
 
   layoutRows();
+  // a link may name a search: page.html#q=NAME (the first match is selected)
+  if (window.location.hash.indexOf('#q=') === 0) {
+    var q = '';
+    try { q = decodeURIComponent(window.location.hash.slice(3)); } catch (err) { q = ''; }
+    if (q) { setSearch(q); step(1); }
+  }
   // for tests and tools: the numbers the page drew, and a way to draw the rows at the current scroll
   window.cfsimTimeline = { ready: true, events: n, rows: nr, columns: COLS.map(function (c) { return c.key; }), render: render, select: select };
 })();
