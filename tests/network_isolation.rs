@@ -15,7 +15,10 @@ use cfsim::host::names::DNS_QUERIES;
 fn run(policy: &str, host: &cfsim::host::Host, allow_network: bool) -> String {
     let dir = std::env::temp_dir().join(format!("cfsim-net-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("p{}.cf", u8::from(allow_network)));
+    // one file per call: the tests run in parallel threads of one process
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let f = dir.join(format!("p{n}.cf"));
     std::fs::write(&f, policy).unwrap();
     let p = cfsim::sim::Policy::load(&f.to_string_lossy()).unwrap();
     let opts = RunOptions {
