@@ -98,12 +98,15 @@ pub fn revision(spec: &str, tag: &str) -> Result<Revision, String> {
 
 /// Replaces the root's path in every string of `v` with `$(root)`.
 fn normalise(v: &mut Json, root: &str) {
+    replace_in_strings(v, root, "$(root)");
+}
+
+/// Replaces `from` with `to` in every string of `v` (keys unchanged).
+pub fn replace_in_strings(v: &mut Json, from: &str, to: &str) {
     match v {
-        Json::String(s) if !root.is_empty() && s.contains(root) => {
-            *s = s.replace(root, "$(root)");
-        }
-        Json::Array(a) => a.iter_mut().for_each(|x| normalise(x, root)),
-        Json::Object(o) => o.values_mut().for_each(|x| normalise(x, root)),
+        Json::String(s) if !from.is_empty() && s.contains(from) => *s = s.replace(from, to),
+        Json::Array(a) => a.iter_mut().for_each(|x| replace_in_strings(x, from, to)),
+        Json::Object(o) => o.values_mut().for_each(|x| replace_in_strings(x, from, to)),
         _ => {}
     }
 }

@@ -214,8 +214,8 @@ impl<'a> Facts<'a> {
         self.events.get(i)
     }
 
-    /// The bundle (`ns:name`) a class set by event `i` is local to: a `classes:` promise of an agent
-    /// bundle without `scope => "namespace"` defines a class only its own bundle sees.
+    /// The bundle (`ns:name`) a class set by event `i` is local to (the run's scope rule,
+    /// `crate::promise::classes::defines_global`).
     pub fn local_to(&self, i: usize) -> Option<String> {
         let e = self.event(i)?;
         if e.promise_type != "classes" {
@@ -225,14 +225,9 @@ impl<'a> Facts<'a> {
             .promises
             .iter()
             .find(|p| p.file == e.file && p.line == e.line && p.promise_type == "classes")?;
-        if p.bundle.bundle.bundle_type == "common" {
-            return None;
-        }
-        let namespace = p.promise.constraints.iter().rev().any(|c| {
-            c.lval == "scope"
-                && matches!(&c.rval, crate::syntax::ast::Rval::Scalar(v) if v.value == "namespace")
-        });
-        (!namespace).then(|| e.bundle.clone())
+        let global =
+            crate::promise::classes::written_global(&p.bundle.bundle.bundle_type, p.promise);
+        (!global).then(|| e.bundle.clone())
     }
 
     /// Every change of a class, in run order.

@@ -8,8 +8,8 @@
 //!
 //! Names with variables are skipped (they are known only at run time). Names are canonified like the
 //! agent does for definitions; a class defined in a namespace other than `default` is `ns:name`, and
-//! an unqualified use in that namespace refers to it when it exists. A `classes:` promise of an agent
-//! bundle without `scope => "namespace"` defines a bundle-local class (`NAME@BUNDLE`, shown as
+//! an unqualified use in that namespace refers to it when it exists. A `classes:` promise that defines a
+//! bundle-local class (`crate::promise::classes::written_global`) makes `NAME@BUNDLE` (shown as
 //! "NAME (local to BUNDLE)"): only uses in that bundle refer to it; elsewhere the name means the
 //! global class, as for the agent.
 
@@ -371,13 +371,9 @@ fn collect(m: &Model<'_>) -> Collect {
                     }
                 }
                 if s.promise_type == "classes" && !is_dynamic(&p.promiser.value) {
-                    // agent bundles define bundle-local classes unless told otherwise
-                    let namespace_scope = matches!(
-                        constraint(p, "scope"),
-                        Some(Rval::Scalar(v)) if v.value == "namespace"
-                    );
                     let global = key(b.ns, &canon(&p.promiser.value));
-                    let class = if b.bundle.bundle_type == "common" || namespace_scope {
+                    let class = if crate::promise::classes::written_global(&b.bundle.bundle_type, p)
+                    {
                         global
                     } else {
                         format!("{global}@{bname}")

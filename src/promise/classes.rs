@@ -143,12 +143,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Some(rv) => e.scalar_of(rv).unwrap_or_default(),
         None => String::new(),
     };
-    let global = Engine::constraint(p, "persistence").is_some()
-        || match scope.as_str() {
-            "namespace" => true,
-            "bundle" => false,
-            _ => def.bundle.bundle_type == "common",
-        };
+    let global = defines_global(
+        &def.bundle.bundle_type,
+        &scope,
+        Engine::constraint(p, "persistence").is_some(),
+    );
     let comment = match Engine::constraint(p, "comment") {
         Some(rv) => e.scalar_of(rv),
         None => None,
@@ -180,6 +179,37 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.cur.classes_set.push(c);
     }
     e.end_event(None, Some(Outcome::Kept));
+}
+
+/// Whether a `classes:` promise defines a global (namespace) class: with `persistence`, with
+/// `scope => "namespace"`, or in a common bundle unless `scope => "bundle"`; otherwise the class is
+/// local to its bundle. The one rule the run, `cfsim graph` and `cfsim explain` use.
+pub fn defines_global(bundle_type: &str, scope: &str, persistent: bool) -> bool {
+    persistent
+        || match scope {
+            "namespace" => true,
+            "bundle" => false,
+            _ => bundle_type == "common",
+        }
+}
+
+/// [`defines_global`] of a promise as written (a `scope` given with variables counts as absent).
+pub fn written_global(bundle_type: &str, p: &crate::syntax::ast::Promise) -> bool {
+    let lit = |lval: &str| {
+        p.constraints
+            .iter()
+            .rev()
+            .find(|c| c.lval == lval)
+            .map(|c| match &c.rval {
+                crate::syntax::ast::Rval::Scalar(v) => v.value.clone(),
+                _ => String::new(),
+            })
+    };
+    defines_global(
+        bundle_type,
+        &lit("scope").unwrap_or_default(),
+        lit("persistence").is_some(),
+    )
 }
 
 #[cfg(test)]

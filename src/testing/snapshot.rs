@@ -102,16 +102,6 @@ fn relative(from: &Path, to: &Path) -> PathBuf {
     out
 }
 
-/// Replaces `from` with `to` in every string of `v`.
-fn replace_all(v: &mut Json, from: &str, to: &str) {
-    match v {
-        Json::String(s) if !from.is_empty() && s.contains(from) => *s = s.replace(from, to),
-        Json::Array(a) => a.iter_mut().for_each(|x| replace_all(x, from, to)),
-        Json::Object(o) => o.values_mut().for_each(|x| replace_all(x, from, to)),
-        _ => {}
-    }
-}
-
 /// The result with the policy's directory written `$(spec_dir)/…` (relative to the spec), so the same
 /// run gives the same snapshot wherever the repository is checked out.
 pub fn normalise(case: &Case, result: &Json) -> Json {
@@ -129,7 +119,7 @@ pub fn normalise(case: &Case, result: &Json) -> Json {
         } else {
             format!("$(spec_dir)/{}", rel.display())
         };
-        replace_all(&mut v, &p.to_string_lossy(), &to);
+        crate::diff::replace_in_strings(&mut v, &p.to_string_lossy(), &to);
     }
     v
 }
