@@ -357,7 +357,8 @@ fn fleet_format(s: &str) -> cfsim::fleet::Format {
     after_help = "Exit codes: 0 the run completed (failed promises included, as cf-agent); 1 fatal \
 error or invalid policy (cf-agent would run its failsafe policy); 2 usage or I/O error (bad flags, host \
 profile, unreadable file); 3 a limit was hit (--max-call-depth, --max-iterations, --max-value-bytes, \
---max-list-length, --module-timeout): the run went on, but the simulation is incomplete."
+--max-list-length, --max-bundle-calls, --module-timeout): the run went on, but the simulation is \
+incomplete."
 )]
 struct AgentArgs {
     /// Specify an alternative input file than the default (overridden by FILE; the last -f counts)
@@ -486,6 +487,9 @@ struct AgentArgs {
     /// Most elements of a list (or values of a data container) a variable may hold.
     #[arg(long = "max-list-length", default_value_t = 1_000_000)]
     max_list_length: usize,
+    /// Most bundle runs (bundlesequence and methods calls) in one run; later calls are refused.
+    #[arg(long = "max-bundle-calls", default_value_t = 100_000)]
+    max_bundle_calls: usize,
     /// Seconds to wait for a promise module's answer (`--exec`) before killing it.
     #[arg(long = "module-timeout", default_value_t = cfsim::module::promise_module::DEFAULT_TIMEOUT_SECS)]
     module_timeout: u64,
@@ -875,6 +879,7 @@ fn main() -> ExitCode {
                     module_timeout_secs: a.module_timeout,
                     max_value_bytes: a.max_value_bytes,
                     max_list_length: a.max_list_length,
+                    max_bundle_calls: a.max_bundle_calls,
                 }),
             })
         }

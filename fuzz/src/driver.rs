@@ -250,10 +250,10 @@ pub fn run(s: &Settings) -> std::io::Result<(u64, Findings)> {
 /// (that input is the finding) or `PROGRESS_EVERY` inputs pass; returns where to go on.
 fn replay(s: &Settings, at: u64, end: u64, f: &mut Findings) -> std::io::Result<u64> {
     let to = at.saturating_add(PROGRESS_EVERY + 1).min(end);
-    let _ = std::fs::remove_file(s.artifacts.join("current"));
+    let _ = std::fs::remove_file(s.artifacts.join(format!("current-{}", s.seed)));
     let mut w = spawn(s, at, to, NO_BUDGET, true)?;
     let stop = follow(&mut w, at, s.timeout, f, &mut |_| {});
-    let current = s.artifacts.join("current");
+    let current = s.artifacts.join(format!("current-{}", s.seed));
     let (kind, done) = match stop {
         Stop::Ended(n) => {
             eprintln!(

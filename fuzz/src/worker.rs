@@ -2,7 +2,7 @@
 //! panic hook is silenced and records where; the input is saved as `crash-HASH`), and tells the driver
 //! on stdout how far it got: `done N` (every input before N finished) at least every 100 ms or 4096
 //! inputs, `panic N HASH WHERE`, and `end N`. With `save_current` each input is written to
-//! `ARTIFACTS/current` before it runs and progress is told after every input: the driver replays that
+//! `ARTIFACTS/current-SEED` before it runs and progress is told after every input: the driver replays that
 //! way to find the input that aborted the process or hung.
 
 use std::io::Write;
@@ -119,7 +119,7 @@ pub fn work(job: &Job<'_>) {
     let mut out = stdout.lock();
     let mut last = Instant::now();
     let mut since = 0u64;
-    let current = job.artifacts.join("current");
+    let current = job.artifacts.join(format!("current-{}", job.seed));
     if job.save_current {
         let _ = std::fs::create_dir_all(&job.artifacts);
     }

@@ -48,6 +48,9 @@ pub struct Limits {
     pub max_value_bytes: usize,
     /// Most elements of a list, or values (nodes) of a data container, a variable may hold.
     pub max_list_length: usize,
+    /// Most bundle runs (bundlesequence and `methods` calls) in one run: the depth limit alone lets a
+    /// bundle that calls itself twice run 2^depth times.
+    pub max_bundle_calls: usize,
 }
 
 impl Default for Limits {
@@ -58,6 +61,7 @@ impl Default for Limits {
             module_timeout_secs: crate::module::promise_module::DEFAULT_TIMEOUT_SECS,
             max_value_bytes: 64 << 20,
             max_list_length: 1_000_000,
+            max_bundle_calls: 100_000,
         }
     }
 }
@@ -177,7 +181,7 @@ pub struct Engine<'h> {
     pub out: Output,
     pub opts: RunOptions,
     /// Digests of actuated promises ("already done", §3.3).
-    pub done: HashSet<String>,
+    pub done: HashSet<u128>,
     /// Handles of kept/repaired promises.
     pub handles: HashSet<String>,
     pub trace: Vec<TraceEvent>,
@@ -212,6 +216,8 @@ pub struct Engine<'h> {
     pub fatal: bool,
     /// A limit of [`Limits`] was hit (the run goes on; its exit code becomes [`EXIT_LIMIT`]).
     pub limit_hit: bool,
+    /// Bundle runs so far (see [`Limits::max_bundle_calls`]).
+    pub bundle_calls: usize,
     /// Custom promise types declared with `promise agent NAME`: name, attributes, file.
     pub promise_types: Vec<(String, Vec<crate::syntax::ast::Constraint>, usize)>,
     /// Bundle (index) and file of the promise under evaluation.
@@ -267,6 +273,7 @@ impl<'h> Engine<'h> {
             pending_call: None,
             fatal: false,
             limit_hit: false,
+            bundle_calls: 0,
             cur_file: 0,
             this_path: None,
             promise_types: Vec::new(),

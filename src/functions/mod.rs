@@ -33,6 +33,11 @@ use crate::value::Value;
 /// …); beyond it the call fails with an error instead of exhausting memory.
 pub const MAX_ELEMENTS: usize = 100_000;
 
+/// Longest string a function builds (the default `--max-value-bytes`): `string_replace`,
+/// `regex_replace` and `string_mustache`, whose results can grow by a product of their inputs, fail
+/// with an error instead of exhausting memory.
+pub const MAX_RESULT_BYTES: usize = 64 << 20;
+
 /// Log level of a message a function emits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {

@@ -16,6 +16,10 @@ pub const FUNCTIONS: &[FnDef] = &[def("string_mustache", true, string_mustache)]
 /// Deepest section nesting accepted.
 pub const MAX_SECTION_DEPTH: usize = 128;
 
+/// Most nodes one rendering visits: nested sections over lists multiply (`{{#l}}{{#l}}…` is
+/// `len(l)^depth`), so the depth limit alone does not bound the work.
+pub const MAX_RENDER_STEPS: usize = 10_000_000;
+
 #[derive(Debug, Clone)]
 enum Node {
     Text(String),
@@ -52,6 +56,9 @@ enum TemplateError {
     /// A section over a value that is neither a boolean nor a container.
     NotContainer(String),
     TooDeep,
+    /// The rendering would visit more than [`MAX_RENDER_STEPS`] nodes or write more than
+    /// [`super::MAX_RESULT_BYTES`].
+    TooLarge,
 }
 
 impl Parser<'_> {
@@ -231,8 +238,13 @@ fn render<'a>(
     stack: &mut Vec<Frame<'a>>,
     top: &'a Json,
     out: &mut String,
+    steps: &mut usize,
 ) -> Result<(), TemplateError> {
     for n in nodes {
+        *steps += 1;
+        if *steps > MAX_RENDER_STEPS || out.len() > super::MAX_RESULT_BYTES {
+            return Err(TemplateError::TooLarge);
+        }
         match n {
             Node::Text(t) => out.push_str(t),
             Node::Var { name, escape } => {
@@ -275,7 +287,7 @@ fn render<'a>(
                 };
                 if *inverted {
                     if !truthy {
-                        render(body, stack, top, out)?;
+                        render(body, stack, top, out, steps)?;
                     }
                     continue;
                 }
@@ -292,7 +304,7 @@ fn render<'a>(
                                 value: e,
                                 key: Some(i.to_string()),
                             });
-                            render(body, stack, top, out)?;
+                            render(body, stack, top, out, steps)?;
                             stack.pop();
                         }
                     }
@@ -302,17 +314,17 @@ fn render<'a>(
                                 value: e,
                                 key: Some(k.clone()),
                             });
-                            render(body, stack, top, out)?;
+                            render(body, stack, top, out, steps)?;
                             stack.pop();
                         }
                     }
-                    Json::Bool(true) => render(body, stack, top, out)?,
+                    Json::Bool(true) => render(body, stack, top, out, steps)?,
                     other => {
                         stack.push(Frame {
                             value: other,
                             key: None,
                         });
-                        render(body, stack, top, out)?;
+                        render(body, stack, top, out, steps)?;
                         stack.pop();
                     }
                 }
@@ -337,7 +349,7 @@ fn render_template(template: &str, data: &Json) -> Result<String, TemplateError>
         value: data,
         key: None,
     }];
-    render(&nodes, &mut stack, data, &mut out)?;
+    render(&nodes, &mut stack, data, &mut out, &mut 0)?;
     Ok(out)
 }
 
@@ -392,6 +404,10 @@ fn string_mustache(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         },
         Err(TemplateError::TooDeep) => Err(ctx.fail(format!(
             "cfsim: Mustache sections nested deeper than {MAX_SECTION_DEPTH}"
+        ))),
+        Err(TemplateError::TooLarge) => Err(ctx.fail(format!(
+            "cfsim: Mustache rendering larger than {MAX_RENDER_STEPS} steps or {} bytes",
+            super::MAX_RESULT_BYTES
         ))),
     }
 }

@@ -88,6 +88,12 @@ fn regex_replace(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         let Some(m) = caps.get(0) else { break };
         out.extend_from_slice(&hay[last..m.start()]);
         out.extend(expand_replacement(rep, &caps));
+        if out.len() > super::MAX_RESULT_BYTES {
+            return Err(ctx.fail(format!(
+                "cfsim: regex_replace would build a string of more than {} bytes",
+                super::MAX_RESULT_BYTES
+            )));
+        }
         last = m.end();
         pos = if m.end() == m.start() {
             m.end() + 1

@@ -356,10 +356,23 @@ fn trim(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     ))
 }
 
-fn replace(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+fn replace(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let (s, from, to) = (a[0].text(), a[1].text(), a[2].text());
     if from.is_empty() {
         return Ok(Value::str(s));
+    }
+    if to.len() > from.len() {
+        let grown = s
+            .matches(from)
+            .count()
+            .saturating_mul(to.len() - from.len())
+            .saturating_add(s.len());
+        if grown > super::MAX_RESULT_BYTES {
+            return Err(ctx.fail(format!(
+                "cfsim: string_replace would build a string of {grown} bytes, more than {}",
+                super::MAX_RESULT_BYTES
+            )));
+        }
     }
     Ok(Value::str(s.replace(from, to)))
 }

@@ -1,8 +1,9 @@
 //! `agent`: end to end — a small policy written to a file of the worker, loaded and checked with
 //! `sim::Policy::load`, and run with `sim::simulate_policy` for the profile
 //! `policies/hosts/web1-oslo-debian.json`, with low limits (call depth 16, 1,000 iterations per
-//! promise, 1 MiB values, 10,000-element lists); one input in four also asks for the result document,
-//! `-I` output and the evaluated classes and variables.
+//! promise, 1 MiB values, 1,000-element lists, 500 bundle calls: a run may cost their product, which
+//! is bounded but not what the target looks for); one input in four also asks for the result
+//! document, `-I` output and the evaluated classes and variables.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -277,7 +278,8 @@ fn run(input: &[u8]) {
             max_iterations: 1000,
             module_timeout_secs: 1,
             max_value_bytes: 1 << 20,
-            max_list_length: 10_000,
+            max_list_length: 1_000,
+            max_bundle_calls: 500,
         }),
         ..Options::default()
     };

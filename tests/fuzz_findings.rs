@@ -1,0 +1,122 @@
+//! Regression tests of what the fuzz targets found (docs/fuzzing.md, "Findings"): each input ends
+//! quickly, within bounded memory, with the limit's message. The agent runs go through `sh -c
+//! 'ulimit -v …'` so that a regression fails with an allocation error instead of exhausting the
+//! machine. (The YAML findings are unit tests in src/yaml.rs.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cfsim::expr::host::MemHost;
+use cfsim::expr::memenv::MemEnv;
+use cfsim::functions::cache::FnCache;
+use cfsim::functions::callexpr::{eval_call, parse_call};
+use cfsim::functions::{CallCtx, Level};
+use cfsim::value::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `cfsim agent -f tests/hostile/POLICY ARGS` under a 2 GiB address-space limit: (exit code, stdout).
+fn agent_limited(policy: &str, args: &[&str]) -> (Option<i32>, String) {
+    let start = Instant::now();
+    let out = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 2097152 || exit 99; exec "$@""#)
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_cfsim"))
+        .args(["agent", "-K", "-f", policy])
+        .args(["--host", "../../policies/hosts/web1-oslo-debian.json"])
+        .args(args)
+        .current_dir(root().join("tests/hostile"))
+        .output()
+        .unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(120),
+        "{policy}: {:?}",
+        start.elapsed()
+    );
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn branching_recursion_stops_at_the_bundle_call_limit_in_bounded_memory() {
+    let (code, out) = agent_limited("./branching_recursion.cf", &["--max-bundle-calls", "3000"]);
+    assert_eq!(code, Some(3), "{}", &out[out.len().saturating_sub(400)..]);
+    let msg = "error: cfsim: more than 3000 bundle calls in this run (--max-bundle-calls); not calling 'main' nor any bundle after it";
+    assert_eq!(
+        out.matches(msg).count(),
+        1,
+        "{}",
+        &out[..out.len().min(400)]
+    );
+}
+
+#[test]
+fn string_replace_refuses_a_result_larger_than_the_limit() {
+    let (code, out) = agent_limited("./string_replace_product.cf", &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("error: cfsim: string_replace would build a string of "),
+        "{out}"
+    );
+}
+
+/// Evaluates `call` with `l` a 3-element list and `s` a 1 MiB string; returns the error messages.
+fn errors_of(call: &str) -> Vec<String> {
+    let mut env = MemEnv::new("main");
+    env.set("l", Value::slist(vec!["a".into(), "b".into(), "c".into()]));
+    env.set("s", Value::str("a".repeat(1 << 20)));
+    let host = MemHost::default();
+    let mut ctx = CallCtx::new(&mut env, &host);
+    let start = Instant::now();
+    let _ = eval_call(
+        &mut ctx,
+        &parse_call(call).unwrap(),
+        &mut FnCache::default(),
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{call}: {:?}",
+        start.elapsed()
+    );
+    ctx.log
+        .iter()
+        .filter(|l| l.level == Level::Error)
+        .map(|l| l.message.clone())
+        .collect()
+}
+
+#[test]
+fn function_results_that_multiply_their_inputs_are_bounded() {
+    // 2^20 matches, each replaced by 1 MiB: 1 TiB
+    let e = errors_of(r#"string_replace("$(s)", "a", "$(s)")"#);
+    assert!(
+        e.iter()
+            .any(|m| m.contains("string_replace would build a string of 1099511627776 bytes")),
+        "{e:?}"
+    );
+    let e = errors_of(r#"regex_replace("$(s)", "a", "$(s)", "g")"#);
+    assert!(
+        e.iter()
+            .any(|m| m.contains("regex_replace would build a string of more than")),
+        "{e:?}"
+    );
+    // 3^40 section renderings
+    let t = format!("{}x{}", "{{#l}}".repeat(40), "{{/l}}".repeat(40));
+    let e = errors_of(&format!(
+        r#"string_mustache("{t}", parsejson('{{"l": [1, 2, 3]}}'))"#
+    ));
+    assert!(
+        e.iter()
+            .any(|m| m.contains("Mustache rendering larger than")),
+        "{e:?}"
+    );
+    // within the limits, as before
+    assert!(errors_of(r#"string_replace("abc", "b", "xx")"#).is_empty());
+}
