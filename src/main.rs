@@ -17,7 +17,7 @@ enum Cmd {
     /// Check a policy and print it, as cf-promises does.
     Promises(PromisesArgs),
     /// Simulate a cf-agent run.
-    Agent(AgentArgs),
+    Agent(Box<AgentArgs>),
     /// Run policy tests: *.cfsim.yaml specs and acceptance-style .cf policies (exit 0 pass, 1 fail, 2 invalid)
     Test {
         /// Spec files, acceptance .cf files, or directories searched for *.cfsim.yaml (default .)
@@ -473,6 +473,17 @@ struct AgentArgs {
     /// per evaluation coloured by outcome, details on click, class/variable search; `-` for stdout.
     #[arg(long = "timeline", value_name = "PATH.html")]
     timeline: Option<String>,
+    /// Write the final state of every path the run created or changed under DIR/<absolute path>
+    /// (content, mode, symlink target); deleted paths are listed in DIR/.cfsim-removed.
+    #[arg(long = "write-root", value_name = "DIR")]
+    write_root: Option<String>,
+    /// Print every change to the virtual host's files as JSON (`--changes=json`, after the output), or
+    /// write it to PATH with `--changes-file PATH`.
+    #[arg(long = "changes", value_name = "FORMAT", require_equals = true)]
+    changes: Option<String>,
+    /// Write the JSON list of changes to PATH (`-`: stdout).
+    #[arg(long = "changes-file", value_name = "PATH")]
+    changes_file: Option<String>,
     /// Deepest nesting of methods calls (1 to 10000) before cfsim stops with a diagnostic.
     #[arg(long = "max-call-depth", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=cfsim::eval::MAX_CALL_DEPTH as u64))]
@@ -871,6 +882,16 @@ fn main() -> ExitCode {
                 trace_file: a.trace_file,
                 result_json: a.result_json,
                 timeline: a.timeline,
+                write_root: a.write_root,
+                changes_json: match (a.changes.as_deref(), a.changes_file) {
+                    (_, Some(p)) => Some(p),
+                    (Some("json"), None) => Some("-".into()),
+                    (Some(other), None) => {
+                        println!("   error: Unknown changes format '{other}' (json)");
+                        return ExitCode::from(2);
+                    }
+                    (None, None) => None,
+                },
                 brief_result: false,
                 keep_trace: false,
                 limits: Some(cfsim::eval::Limits {

@@ -16,10 +16,22 @@ pub fn run(o: &Options) -> u8 {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(r.stdout.as_bytes());
     let result_json = r.result.as_ref().map(|v| format!("{v}\n"));
+    let changes = o
+        .changes_json
+        .as_ref()
+        .map(|_| format!("{}\n", crate::host::writeroot::changes_json(&r.files)));
+    if let Some(dir) = &o.write_root {
+        if let Err(e) = crate::host::writeroot::write_root(std::path::Path::new(dir), &r.files) {
+            let _ = writeln!(out, "   error: cfsim: cannot write the changes under '{dir}': {e}");
+            let _ = out.flush();
+            return 2;
+        }
+    }
     for (what, path, text) in [
         ("trace file", &o.trace_file, &r.trace_json),
         ("result file", &o.result_json, &result_json),
         ("timeline", &o.timeline, &r.timeline),
+        ("changes file", &o.changes_json, &changes),
     ] {
         let (Some(path), Some(text)) = (path, text) else {
             continue;

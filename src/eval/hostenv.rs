@@ -10,7 +10,8 @@ use crate::expr::host::{
     ShellMode, UserInfo,
 };
 use crate::expr::localhost::LocalHost;
-use crate::host::Host;
+use crate::host::vfs::{BaseFs, Kind, Vfs};
+use crate::host::{Host, LocalBase};
 
 /// The run's host seen through `HostEnv`.
 pub struct HostAdapter<'a> {
@@ -20,6 +21,8 @@ pub struct HostAdapter<'a> {
     pub allow_exec: bool,
     /// Names may be resolved by this machine's resolver, DNS included (`--exec`, `--allow-network`).
     pub allow_network: bool,
+    /// The run's changes to the host's files, over the host's files as the base.
+    pub vfs: Vfs,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -31,46 +34,61 @@ impl<'a> HostAdapter<'a> {
             local,
             allow_exec: false,
             allow_network: false,
+            vfs: Vfs::new(host.time.epoch),
         }
+    }
+
+    /// The read-only files under the run's overlay: this machine for a local host, else the profile.
+    pub fn base(&self) -> &dyn BaseFs {
+        if self.local.is_some() {
+            &LocalBase
+        } else {
+            self.host
+        }
+    }
+
+    /// The overlay and its base, for promises that change files.
+    pub fn vfs_mut(&mut self) -> (&mut Vfs, &dyn BaseFs) {
+        let base: &dyn BaseFs = if self.local.is_some() {
+            &LocalBase
+        } else {
+            self.host
+        };
+        (&mut self.vfs, base)
     }
 }
 
 impl HostEnv for HostAdapter<'_> {
     fn read_file(&self, path: &str) -> Option<Vec<u8>> {
-        if let Some(l) = &self.local {
-            return l.read_file(path);
-        }
-        self.host.file(path).map(|f| f.content.into_bytes())
+        self.vfs.read(self.base(), path).ok().map(|c| c.to_vec())
     }
     fn stat(&self, path: &str, follow: bool) -> Option<FileStat> {
-        if let Some(l) = &self.local {
-            return l.stat(path, follow);
-        }
-        if let Some(f) = self.host.file(path) {
-            return Some(FileStat {
-                size: f.content.len() as u64,
-                mode: 0o100000 | f.mode,
-                nlink: 1,
-                is_file: true,
-                mtime: self.host.time.epoch,
-                ctime: self.host.time.epoch,
-                atime: self.host.time.epoch,
-                ..FileStat::default()
-            });
-        }
-        self.host.is_dir(path).then(|| FileStat {
-            size: 4096,
-            mode: 0o40755,
-            nlink: 2,
-            is_dir: true,
-            ..FileStat::default()
+        let base = self.base();
+        let m = self.vfs.stat(base, path, follow)?;
+        let link_target = if m.kind == Kind::Symlink {
+            self.vfs.readlink(base, path)
+        } else {
+            None
+        };
+        Some(FileStat {
+            size: m.size,
+            mode: m.st_mode(),
+            uid: m.uid,
+            gid: m.gid,
+            ino: m.ino,
+            nlink: m.nlink,
+            dev: 0,
+            atime: m.atime,
+            mtime: m.mtime,
+            ctime: m.ctime,
+            is_dir: m.kind == Kind::Dir,
+            is_file: m.kind == Kind::File,
+            is_symlink: m.kind == Kind::Symlink,
+            link_target,
         })
     }
     fn list_dir(&self, path: &str) -> Option<Vec<String>> {
-        if let Some(l) = &self.local {
-            return l.list_dir(path);
-        }
-        self.host.is_dir(path).then(|| self.host.list_dir(path))
+        self.vfs.list(self.base(), path)
     }
     fn run_command(&self, cmd: &str, mode: ShellMode, capture: Capture) -> Option<CommandOutput> {
         if let Some(r) = self.host.command(cmd) {

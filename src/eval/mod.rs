@@ -233,6 +233,8 @@ pub struct Engine<'h> {
     pub agent_component: bool,
     /// Input files parsed by earlier engines of the same policy (see [`prefetch::FileCache`]).
     pub file_cache: Option<std::sync::Arc<prefetch::FileCache>>,
+    /// The file an `edit_line` bundle is editing (set while it runs).
+    pub edit: Option<crate::promise::files::EditState>,
 }
 
 impl<'h> Engine<'h> {
@@ -281,6 +283,7 @@ impl<'h> Engine<'h> {
             fn_memo: None,
             agent_component: true,
             file_cache: None,
+            edit: None,
         };
         e.add_loaded(loaded);
         e

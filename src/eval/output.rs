@@ -44,6 +44,9 @@ impl LogLevel {
 pub struct Output {
     pub level: LogLevel,
     pub lines: Vec<String>,
+    /// While a file is edited, INFO lines wait here: the agent prints them only if the edit ends
+    /// repaired, after everything else the edit printed.
+    pub info_buffer: Option<Vec<String>>,
 }
 
 impl Output {
@@ -52,6 +55,7 @@ impl Output {
         Output {
             level,
             lines: Vec::new(),
+            info_buffer: None,
         }
     }
 
@@ -63,7 +67,11 @@ impl Output {
     /// A log line (`   error: msg`), when the level is shown.
     pub fn log(&mut self, level: LogLevel, msg: &str) {
         if self.shows(level) {
-            self.lines.push(format!("{:>8}: {msg}", level.name()));
+            let line = format!("{:>8}: {msg}", level.name());
+            match (&mut self.info_buffer, level) {
+                (Some(b), LogLevel::Info) => b.push(line),
+                _ => self.lines.push(line),
+            }
         }
     }
 

@@ -264,7 +264,9 @@ impl Engine<'_> {
                 .sections
                 .iter()
                 .any(|s| s.promise_type == "classes" && !s.promises.is_empty());
-            if t == "classes" && has_classes {
+            // edit_line bundles do not re-resolve (spec: a var guarded by a class of the bundle
+            // appears in pass 2)
+            if t == "classes" && has_classes && def.bundle.bundle_type != "edit_line" {
                 self.bundle_resolve(def);
                 let saved = self.stage;
                 if saved == "pass" {

@@ -46,7 +46,7 @@ struct Parser<'a> {
 
 /// Why a template could not be rendered (each with the agent's message, see [`string_mustache`]).
 #[derive(Debug)]
-enum TemplateError {
+pub(crate) enum TemplateError {
     /// A tag without its end delimiter; the template text from the current position.
     Broken(String),
     /// The template ended inside these sections (outermost first).
@@ -335,7 +335,7 @@ fn render<'a>(
 }
 
 /// Renders `template` against `data`.
-fn render_template(template: &str, data: &Json) -> Result<String, TemplateError> {
+pub(crate) fn render_template(template: &str, data: &Json) -> Result<String, TemplateError> {
     let mut p = Parser {
         s: template,
         i: 0,

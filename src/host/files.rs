@@ -83,3 +83,150 @@ impl Host {
         names
     }
 }
+
+/// Directories of the agent's work directory every simulated host has unless its files say
+/// otherwise, so policy that expects an installed agent (the masterfiles) finds them.
+pub const WORKDIR_LAYOUT: &[&str] = &[
+    "/var",
+    "/var/lib",
+    "/var/lib/cfengine3",
+    "/var/lib/cfengine3/bin",
+    "/var/lib/cfengine3/inputs",
+    "/var/lib/cfengine3/masterfiles",
+    "/var/lib/cfengine3/modules",
+    "/var/lib/cfengine3/outputs",
+    "/var/lib/cfengine3/plugins",
+    "/var/lib/cfengine3/ppkeys",
+    "/var/lib/cfengine3/state",
+];
+
+/// The profile's files as the read-only base of the run's [`super::vfs::Vfs`]: the file map first
+/// (its parents are directories 0755), then `files_root` (real modes and modification times; every
+/// object counts as owned by root, and its change time is its modification time, so a profile
+/// directory gives the same answers wherever it is checked out), then the work directory layout.
+impl super::vfs::BaseFs for Host {
+    fn lstat(&self, path: &str) -> Option<super::vfs::Meta> {
+        use super::vfs::{Kind, Meta};
+        let now = self.time.epoch;
+        if path == "/" {
+            return Some(Meta::new(Kind::Dir, 0o755, now));
+        }
+        if let Some(f) = self.files.map.get(path) {
+            let mut m = Meta::new(Kind::File, f.mode, now);
+            m.size = f.content.len() as u64;
+            return Some(m);
+        }
+        let prefix = format!("{path}/");
+        if self.files.map.keys().any(|k| k.starts_with(&prefix)) {
+            return Some(Meta::new(Kind::Dir, 0o755, now));
+        }
+        if let Some(root) = &self.files.root {
+            let full = root.join(path.trim_start_matches('/'));
+            if let Ok(md) = std::fs::symlink_metadata(&full) {
+                return Some(meta_of(&md));
+            }
+        }
+        WORKDIR_LAYOUT
+            .contains(&path)
+            .then(|| Meta::new(Kind::Dir, 0o700, now))
+    }
+    fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, super::read::ReadError> {
+        if let Some(f) = self.files.map.get(path) {
+            return Ok(f.content.clone().into_bytes());
+        }
+        let root = self
+            .files
+            .root
+            .as_ref()
+            .ok_or(super::read::ReadError::Unreadable)?;
+        read_regular(&root.join(path.trim_start_matches('/')), max)
+    }
+    fn readlink(&self, path: &str) -> Option<String> {
+        if self.files.map.contains_key(path) {
+            return None;
+        }
+        let root = self.files.root.as_ref()?;
+        std::fs::read_link(root.join(path.trim_start_matches('/')))
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+    fn list(&self, path: &str) -> Option<Vec<String>> {
+        let mut names = self.list_dir(path);
+        let prefix = if path == "/" { "/".to_string() } else { format!("{path}/") };
+        for d in WORKDIR_LAYOUT {
+            if let Some(rest) = d.strip_prefix(&prefix) {
+                if !rest.is_empty() && !rest.contains('/') {
+                    names.push(rest.to_string());
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        Some(names)
+    }
+}
+
+/// The [`super::vfs::Meta`] of real metadata (owner root, change time = modification time).
+fn meta_of(md: &std::fs::Metadata) -> super::vfs::Meta {
+    use super::vfs::{Kind, Meta};
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let ft = md.file_type();
+    let kind = if ft.is_symlink() {
+        Kind::Symlink
+    } else if ft.is_dir() {
+        Kind::Dir
+    } else if ft.is_file() {
+        Kind::File
+    } else if ft.is_fifo() {
+        Kind::Fifo
+    } else if ft.is_socket() {
+        Kind::Socket
+    } else {
+        Kind::Other
+    };
+    Meta {
+        kind,
+        mode: md.mode() & 0o7777,
+        uid: 0,
+        gid: 0,
+        size: md.size(),
+        atime: md.mtime(),
+        mtime: md.mtime(),
+        ctime: md.mtime(),
+        nlink: md.nlink(),
+        ino: md.ino(),
+    }
+}
+
+/// This machine as a base (`--host local`): real metadata, owners and times.
+pub struct LocalBase;
+
+impl super::vfs::BaseFs for LocalBase {
+    fn lstat(&self, path: &str) -> Option<super::vfs::Meta> {
+        use std::os::unix::fs::MetadataExt;
+        let md = std::fs::symlink_metadata(path).ok()?;
+        let mut m = meta_of(&md);
+        m.uid = md.uid();
+        m.gid = md.gid();
+        m.atime = md.atime();
+        m.ctime = md.ctime();
+        Some(m)
+    }
+    fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, super::read::ReadError> {
+        read_regular(std::path::Path::new(path), max)
+    }
+    fn readlink(&self, path: &str) -> Option<String> {
+        std::fs::read_link(path)
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+    fn list(&self, path: &str) -> Option<Vec<String>> {
+        Some(
+            std::fs::read_dir(path)
+                .ok()?
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+        )
+    }
+}

@@ -22,6 +22,8 @@ pub mod read;
 pub mod sysvars;
 mod sysvars_net;
 pub mod time;
+pub mod vfs;
+pub mod writeroot;
 
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -29,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
-pub use files::MAX_HOST_FILE_BYTES;
+pub use files::{LocalBase, MAX_HOST_FILE_BYTES, WORKDIR_LAYOUT};
 pub use hard_classes::{hard_classes, ClassSet, HardClass};
 pub use sysvars::{sys_vars, SysValue, SysVar};
 

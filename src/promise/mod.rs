@@ -6,6 +6,7 @@ pub mod classes;
 pub mod commands;
 pub mod custom;
 pub mod defaults;
+pub mod files;
 pub mod meta;
 pub mod methods;
 pub mod reports;
@@ -32,6 +33,10 @@ pub fn evaluate(
         "commands" => commands::evaluate(e, def, p, promiser),
         "meta" => meta::evaluate(e, def, p, promiser),
         "defaults" => defaults::evaluate(e, def, p, promiser),
+        "files" => files::evaluate(e, def, p, promiser),
+        "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits" if e.edit.is_some() => {
+            files::editops::evaluate(e, def, t, p, promiser)
+        }
         _ => unsimulated::evaluate(e, def, t, p, promiser),
     }
 }

@@ -51,6 +51,10 @@ pub struct Options {
     pub limits: Option<crate::eval::Limits>,
     /// Keep the full trace (call paths included) in the engine of [`run_engine`] without printing it.
     pub keep_trace: bool,
+    /// `--write-root DIR`: write the final state of every changed path under DIR.
+    pub write_root: Option<String>,
+    /// `--changes=json` (or `--changes-file PATH`): every change for programs (`-`: after the output).
+    pub changes_json: Option<String>,
 }
 
 /// What cfsim prints when the agent's validation fails at run time: the agent's own line, then why the
@@ -68,6 +72,8 @@ pub struct RunResult {
     pub result: Option<serde_json::Value>,
     /// The HTML page for `--timeline` (`None` when not asked for or the run never started).
     pub timeline: Option<String>,
+    /// The paths the run changed on the virtual host, before and after.
+    pub files: Vec<crate::host::writeroot::FileChange>,
 }
 
 /// The output and exit code of a policy that could not be loaded or pre-evaluated.
@@ -191,12 +197,14 @@ pub fn simulate_policy(
         };
         crate::timeline::render(&e.trace, &info)
     });
+    let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
     RunResult {
         stdout,
         code,
         trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
         result,
         timeline,
+        files,
     }
 }
 

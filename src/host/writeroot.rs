@@ -1,0 +1,189 @@
+//! What a run changed on the virtual host, for programs and people: the list of changed paths with
+//! their state before and after ([`changes`]), `--write-root DIR` (the final state of each changed
+//! path written under DIR, removed paths listed in `DIR/.cfsim-removed`) and `--changes=json`.
+//! Writing never follows a symbolic link inside DIR, so nothing is written outside it.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::vfs::{BaseFs, Kind, Node, Vfs};
+
+/// One changed path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub before: Option<Node>,
+    pub after: Option<Node>,
+}
+
+/// Every path the run changed, in first-change order, with its state before and after; paths whose
+/// final state equals the first are left out.
+pub fn changes(vfs: &Vfs, base: &dyn BaseFs) -> Vec<FileChange> {
+    let mut out = Vec::new();
+    for (path, before) in vfs.originals() {
+        let after = vfs.node(base, path);
+        if before.cloned() == after {
+            continue;
+        }
+        out.push(FileChange {
+            path: path.to_string(),
+            before: before.cloned(),
+            after,
+        });
+    }
+    out
+}
+
+/// `DIR/path` for an absolute, normalised path.
+fn under(dir: &Path, path: &str) -> PathBuf {
+    dir.join(path.trim_start_matches('/'))
+}
+
+/// Fails if a component of `p` below `dir` is a symbolic link (so a write cannot leave `dir`).
+fn no_link_below(dir: &Path, p: &Path) -> io::Result<()> {
+    let Ok(rel) = p.strip_prefix(dir) else {
+        return Err(io::Error::other("path outside the write root"));
+    };
+    let mut cur = dir.to_path_buf();
+    for c in rel.parent().into_iter().flat_map(|x| x.components()) {
+        cur.push(c);
+        if let Ok(m) = std::fs::symlink_metadata(&cur) {
+            if m.file_type().is_symlink() {
+                return Err(io::Error::other(format!(
+                    "'{}' is a symbolic link; not writing through it",
+                    cur.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn set_mode(p: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode & 0o7777))
+}
+
+/// Writes the final state of every changed path under `dir` (directories and files first, symbolic
+/// links last) and the removed paths, one per line, to `dir/.cfsim-removed`. Owners are not set
+/// (`--changes=json` has them).
+pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut sorted: Vec<&FileChange> = changes.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut removed = String::new();
+    for c in &sorted {
+        let p = under(dir, &c.path);
+        match &c.after {
+            None => {
+                removed.push_str(&c.path);
+                removed.push('\n');
+            }
+            Some(n) if n.meta.kind == Kind::Dir => {
+                no_link_below(dir, &p)?;
+                std::fs::create_dir_all(&p)?;
+            }
+            Some(n) if n.meta.kind == Kind::File => {
+                no_link_below(dir, &p)?;
+                if let Some(parent) = p.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+                    std::fs::remove_file(&p)?;
+                }
+                std::fs::write(&p, n.content.as_deref().map(Vec::as_slice).unwrap_or(&[]))?;
+                set_mode(&p, n.meta.mode)?;
+            }
+            Some(_) => {}
+        }
+    }
+    for c in &sorted {
+        if let Some(n) = &c.after {
+            if n.meta.kind == Kind::Symlink {
+                let p = under(dir, &c.path);
+                no_link_below(dir, &p)?;
+                if let Some(parent) = p.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                if std::fs::symlink_metadata(&p).is_ok() {
+                    std::fs::remove_file(&p)?;
+                }
+                std::os::unix::fs::symlink(n.target.as_deref().unwrap_or(""), &p)?;
+            }
+        }
+    }
+    // directory modes last: a 0500 directory must not stop the writes into it
+    sorted.reverse();
+    for c in &sorted {
+        if let Some(n) = &c.after {
+            if n.meta.kind == Kind::Dir {
+                set_mode(&under(dir, &c.path), n.meta.mode)?;
+            }
+        }
+    }
+    std::fs::write(dir.join(".cfsim-removed"), removed)
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::File => "file",
+        Kind::Dir => "directory",
+        Kind::Symlink => "symlink",
+        Kind::Fifo => "fifo",
+        Kind::Socket => "socket",
+        Kind::Other => "other",
+    }
+}
+
+fn node_json(n: &Node) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    m.insert("type".into(), kind_name(n.meta.kind).into());
+    m.insert("mode".into(), format!("{:04o}", n.meta.mode).into());
+    m.insert("uid".into(), n.meta.uid.into());
+    m.insert("gid".into(), n.meta.gid.into());
+    if let Some(c) = &n.content {
+        m.insert("size".into(), c.len().into());
+        let digest = Sha256::digest(c.as_slice());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        m.insert("sha256".into(), hex.into());
+    }
+    if let Some(t) = &n.target {
+        m.insert("target".into(), t.clone().into());
+    }
+    serde_json::Value::Object(m)
+}
+
+/// The action a change stands for: created, removed, modified, type_changed.
+pub fn action(c: &FileChange) -> &'static str {
+    match (&c.before, &c.after) {
+        (None, Some(_)) => "created",
+        (Some(_), None) => "removed",
+        (Some(b), Some(a)) if b.meta.kind != a.meta.kind => "type_changed",
+        (Some(b), Some(a)) if b.content != a.content || b.target != a.target => "modified",
+        _ => "attributes",
+    }
+}
+
+/// `--changes=json`: one object per changed path, in first-change order.
+pub fn changes_json(changes: &[FileChange]) -> serde_json::Value {
+    let items: Vec<serde_json::Value> = changes
+        .iter()
+        .map(|c| {
+            let mut m = serde_json::Map::new();
+            m.insert("path".into(), c.path.clone().into());
+            m.insert("action".into(), action(c).into());
+            m.insert(
+                "before".into(),
+                c.before.as_ref().map_or(serde_json::Value::Null, node_json),
+            );
+            m.insert(
+                "after".into(),
+                c.after.as_ref().map_or(serde_json::Value::Null, node_json),
+            );
+            serde_json::Value::Object(m)
+        })
+        .collect();
+    serde_json::json!({ "version": 1, "changes": items })
+}

@@ -1,0 +1,252 @@
+//! The edit driver of a files promise (`ScheduleEditOperation`): load the file into a line model (size
+//! limit, `empty_file_before_editing`), render mustache templates, run the `edit_line` bundle (its
+//! promise types in edit order, three passes, each sub-promise once per file) with INFO lines held
+//! back until the edit ends repaired, then compare and save (backup `.cf-before-edit`, final newline).
+
+use super::attrs::Attrs;
+use super::{leaf, stat, Pr};
+use crate::eval::output::LogLevel;
+use crate::eval::{split_ns, Engine};
+use crate::value::Value;
+
+/// The file being edited while its `edit_line` bundle runs.
+#[derive(Debug, Clone, Default)]
+pub struct EditState {
+    /// Absolute path as printed.
+    pub filename: String,
+    /// The lines of the model (without newlines).
+    pub lines: Vec<String>,
+    /// `-n` or a warn-only action: sub-promises only say what they would do.
+    pub warn_only: bool,
+    /// Warn-only by the files promise's action body.
+    pub action_warn: bool,
+    /// A sub-promise counted an edit.
+    pub edited: bool,
+}
+
+fn split_lines(text: &[u8]) -> Vec<String> {
+    let s = String::from_utf8_lossy(text);
+    let mut v: Vec<String> = s.split('\n').map(str::to_string).collect();
+    if v.last().is_some_and(String::is_empty) {
+        v.pop();
+    }
+    v
+}
+
+fn join_lines(lines: &[String]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for l in lines {
+        out.extend_from_slice(l.as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Saves `content` to `path` with the edit backup.
+fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
+    let old = {
+        let b = e.host.base();
+        e.host.vfs.read(b, path).map(|c| c.to_vec()).unwrap_or_default()
+    };
+    let mode = stat(e, path).map_or(0o600, |m| m.mode);
+    let (v, b) = e.host.vfs_mut();
+    if a.edit_defaults.backup != "false" {
+        let _ = v.write_file(b, &format!("{path}.cf-before-edit"), old, mode);
+    }
+    let _ = v.write_file(b, path, content, mode);
+}
+
+/// Runs the promise's edits on `path`.
+pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+    let templ_name = a
+        .edit_template
+        .clone()
+        .or_else(|| a.edit_template_string.as_ref().map(|_| "inline".to_string()));
+    let mustache = matches!(a.template_method.as_str(), "mustache" | "inline_mustache")
+        && (a.edit_template.is_some() || a.edit_template_string.is_some());
+    if stat(e, path).is_none() {
+        if a.create && !pr.warn_only {
+            // created by the create step already when it could be
+        } else if mustache || a.edit_template.is_some() {
+            if !leaf::create(e, a, pr, path) {
+                if a.edit_template.is_some() && !mustache && !a.create {
+                    e.log(
+                        LogLevel::Error,
+                        &format!(
+                            "Failed to create file '{path}' for rendering cfengine template '{}'",
+                            templ_name.clone().unwrap_or_default()
+                        ),
+                    );
+                    pr.fail(e);
+                }
+                return;
+            }
+        } else {
+            e.log(
+                LogLevel::Error,
+                &format!("File '{path}' was marked for editing but could not be opened"),
+            );
+            pr.fail(e);
+            return;
+        }
+    }
+    let Some(m) = stat(e, path) else {
+        return;
+    };
+    if m.size > a.edit_defaults.max_file_size {
+        e.log(
+            LogLevel::Info,
+            &format!(
+                "File '{path}' is bigger than the edit limit. max_file_size = {} > {} bytes",
+                m.size, a.edit_defaults.max_file_size
+            ),
+        );
+        e.log(
+            LogLevel::Error,
+            &format!("File '{path}' was marked for editing but could not be opened"),
+        );
+        pr.fail(e);
+        return;
+    }
+    let old = {
+        let b = e.host.base();
+        e.host.vfs.read(b, path).map(|c| c.to_vec()).unwrap_or_default()
+    };
+    if mustache {
+        render_mustache(e, a, pr, path, &old, templ_name.as_deref().unwrap_or(""));
+        return;
+    }
+    let original = split_lines(&old);
+    let empty = a.edit_defaults.empty_before_use || a.edit_template.is_some();
+    let state = EditState {
+        filename: path.to_string(),
+        lines: if empty { Vec::new() } else { original.clone() },
+        warn_only: pr.warn_only,
+        action_warn: pr.action_warn,
+        edited: false,
+    };
+    let held = e.out.info_buffer.replace(Vec::new());
+    let saved = e.edit.replace(state);
+    if let Some((name, args)) = &a.edit_line {
+        run_edit_bundle(e, pr, name, args, path, empty);
+    }
+    if let Some(t) = &a.edit_template {
+        crate::promise::files::editops::cfengine_template(e, pr, t);
+    }
+    let st = std::mem::replace(&mut e.edit, saved).unwrap_or_default();
+    let buffered = std::mem::replace(&mut e.out.info_buffer, held).unwrap_or_default();
+    // the comparison is line-wise: a file without its final newline, unedited, is left alone
+    if !st.edited || st.lines == original {
+        e.log(
+            LogLevel::Verbose,
+            &format!("No edit changes to file '{path}' need saving"),
+        );
+        pr.kept(e);
+        return;
+    }
+    if pr.warn_only {
+        pr.should(e, &format!("edit file '{path}'"));
+        return;
+    }
+    for l in buffered {
+        e.out.lines.push(l);
+    }
+    save(e, a, path, join_lines(&st.lines));
+    pr.change(e, &format!("Edited file '{path}'"));
+}
+
+/// Runs the `edit_line` bundle `name(args)` on the model in `e.edit`.
+fn run_edit_bundle(
+    e: &mut Engine<'_>,
+    pr: &mut Pr<'_>,
+    name: &str,
+    args: &[Option<Value>],
+    path: &str,
+    empty: bool,
+) {
+    let (ns, bname) = split_ns(name, &pr.def.ns);
+    let (ns, bname) = (ns.to_string(), bname.to_string());
+    let Some(bi) = e
+        .bundles
+        .iter()
+        .position(|b| b.ns == ns && b.name == bname && b.bundle.bundle_type == "edit_line")
+    else {
+        e.log(
+            LogLevel::Error,
+            &format!("Did not find bundle '{bname}' for edit operation"),
+        );
+        pr.fail(e);
+        return;
+    };
+    for (k, v) in [
+        ("filename", path.to_string()),
+        ("empty_before_use", if empty { "true" } else { "false" }.to_string()),
+    ] {
+        e.ctx.set_var(
+            ("default".into(), "edit".into(), k.into()),
+            Value::str(v),
+            vec!["source=agent".into()],
+        );
+    }
+    e.run_bundle(bi, args, true, false, path);
+}
+
+/// `template_method => "mustache"` / `"inline_mustache"`: render, compare, save.
+fn render_mustache(
+    e: &mut Engine<'_>,
+    a: &Attrs,
+    pr: &mut Pr<'_>,
+    path: &str,
+    old: &[u8],
+    tname: &str,
+) {
+    let template = match (&a.edit_template, &a.edit_template_string) {
+        (Some(t), _) => {
+            let b = e.host.base();
+            match e.host.vfs.read(b, t) {
+                Ok(c) => String::from_utf8_lossy(&c).into_owned(),
+                Err(_) => {
+                    e.log(
+                        LogLevel::Error,
+                        &format!("Template file '{t}' could not be opened for reading"),
+                    );
+                    pr.fail(e);
+                    return;
+                }
+            }
+        }
+        (None, Some(s)) => s.clone(),
+        (None, None) => return,
+    };
+    let data = match &a.template_data {
+        Some(Value::Data(d)) => d.clone(),
+        _ => {
+            let cx = crate::functions::CallCtx::new(&mut e.ctx, &e.host);
+            crate::functions::vars::datastate_json(&cx)
+        }
+    };
+    let Ok(text) = crate::functions::mustache::render_template(&template, &data) else {
+        e.log(
+            LogLevel::Error,
+            &format!("Error rendering mustache template '{tname}'"),
+        );
+        pr.fail(e);
+        return;
+    };
+    if text.as_bytes() == old {
+        pr.kept(e);
+        return;
+    }
+    if pr.warn_only {
+        pr.should(
+            e,
+            &format!("update rendering of '{path}' from mustache template '{tname}'"),
+        );
+        return;
+    }
+    save(e, a, path, text.into_bytes());
+    pr.change(
+        e,
+        &format!("Updated rendering of '{path}' from mustache template '{tname}'"),
+    );
+}

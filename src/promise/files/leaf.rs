@@ -1,0 +1,431 @@
+//! One path's own changes: create (`CfCreateFile`), `VerifyFileLeaf` (rename/disable/rotate, delete,
+//! touch, perms: mode, owners, groups) and `content`, each with the agent's messages at `-I` and its
+//! `Should …` lines under `-n` or a warn-only action.
+
+use super::attrs::Attrs;
+use super::{lstat, Pr};
+use crate::eval::output::LogLevel;
+use crate::eval::Engine;
+use crate::host::vfs::{self, FsError, Kind};
+
+/// Creates the missing `path` (a directory for `P/.`, missing parents 0700). False: the promise
+/// cannot go on (failed, or only warned).
+pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bool {
+    if !path.starts_with('/') {
+        e.log(
+            LogLevel::Error,
+            &format!("Cannot create a relative filename '{path}' - has no invariant meaning. (create: No such file or directory)"),
+        );
+        pr.fail(e);
+        return false;
+    }
+    let is_dir = path.ends_with("/.") || path.ends_with('/');
+    let target = vfs::normalize(path);
+    // missing parents
+    let mut missing = Vec::new();
+    let mut p = if is_dir { target.clone() } else { vfs::parent(&target).to_string() };
+    loop {
+        match super::stat(e, &p) {
+            Some(m) if m.kind == Kind::Dir => break,
+            Some(_) => {
+                e.log(
+                    LogLevel::Error,
+                    &format!("The object '{p}' is not a directory. Cannot make a new directory without deleting it."),
+                );
+                pr.fail(e);
+                return false;
+            }
+            None => {
+                if p == "/" {
+                    break;
+                }
+                missing.push(p.clone());
+                p = vfs::parent(&p).to_string();
+            }
+        }
+    }
+    missing.reverse();
+    if is_dir {
+        // the directory itself is the last "missing parent"
+        if pr.warn_only {
+            pr.should(e, &format!("create directory '{path}'"));
+            return false;
+        }
+        for d in &missing {
+            let (v, b) = e.host.vfs_mut();
+            let _ = v.mkdir(b, d, 0o700);
+        }
+        pr.change(e, &format!("Created directory '{path}'"));
+        return true;
+    }
+    let mode = match a.perms.as_ref().and_then(|p| p.mode) {
+        Some((plus, minus)) => plus & !minus & 0o7777,
+        None => 0o600,
+    };
+    if pr.warn_only {
+        for d in &missing {
+            pr.should(e, &format!("make directory '{d}' for '{path}'"));
+        }
+        pr.should(e, &format!("create file '{path}', mode '{mode:04o}'"));
+        return false;
+    }
+    if !missing.is_empty() {
+        for d in &missing {
+            let (v, b) = e.host.vfs_mut();
+            let _ = v.mkdir(b, d, 0o700);
+        }
+        pr.change(e, &format!("Created directory for '{path}'"));
+    }
+    let res = {
+        let (v, b) = e.host.vfs_mut();
+        v.write_file(b, &target, Vec::new(), mode)
+    };
+    match res {
+        Ok(()) => {
+            pr.change(e, &format!("Created file '{path}', mode {mode:04o}"));
+            true
+        }
+        Err(_) => {
+            e.log(
+                LogLevel::Error,
+                &format!("Error creating file '{path}', mode '{mode:04o}'. (open: No such file or directory)"),
+            );
+            pr.fail(e);
+            false
+        }
+    }
+}
+
+/// `VerifyFileLeaf`: rename, delete, touch, perms of one existing path.
+pub fn verify_leaf(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+    if let Some(r) = &a.rename {
+        if !rename(e, r, pr, path) {
+            return;
+        }
+    }
+    if a.delete.is_some() {
+        delete(e, a, pr, path);
+        return;
+    }
+    if a.touch {
+        if pr.warn_only {
+            pr.should(e, &format!("update time stamps for '{path}'"));
+        } else {
+            let now = e.host.vfs.now;
+            let (v, b) = e.host.vfs_mut();
+            let _ = v.set_meta(b, path, true, "touch", |m| {
+                m.mtime = now;
+                m.atime = now;
+            });
+            pr.change(e, &format!("Touched (updated time stamps) for path '{path}'"));
+        }
+    }
+    if a.perms.is_some() {
+        perms(e, a, pr, path);
+    }
+}
+
+fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+    let Some(m) = lstat(e, path) else {
+        pr.kept(e);
+        return;
+    };
+    let rmdirs = a.delete.as_ref().is_some_and(|d| d.rmdirs);
+    if m.kind == Kind::Dir {
+        if !rmdirs {
+            pr.kept(e);
+            return;
+        }
+        let empty = {
+            let base = e.host.base();
+            e.host.vfs.list(base, path).unwrap_or_default().is_empty()
+        };
+        if pr.warn_only {
+            pr.should(e, &format!("delete directory '{path}'"));
+            return;
+        }
+        if !empty {
+            pr.kept(e);
+            return;
+        }
+        let (v, b) = e.host.vfs_mut();
+        let _ = v.remove(b, path, false);
+        pr.change(e, &format!("Deleted directory '{path}'"));
+        return;
+    }
+    if pr.warn_only {
+        pr.should(e, &format!("delete file '{path}'"));
+        return;
+    }
+    let (v, b) = e.host.vfs_mut();
+    let _ = v.remove(b, path, false);
+    pr.change(e, &format!("Deleted file '{path}'"));
+}
+
+/// Rename/disable/rotate; false when the path is gone afterwards.
+fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &str) -> bool {
+    let Some(m) = lstat(e, path) else {
+        pr.kept(e);
+        return false;
+    };
+    if let Some(newname) = &r.newname {
+        let to = if newname.starts_with('/') {
+            newname.clone()
+        } else {
+            format!("{}/{newname}", vfs::parent(path).trim_end_matches('/'))
+        };
+        if pr.warn_only {
+            pr.should(e, &format!("rename file '{path}' to '{to}'"));
+            return true;
+        }
+        let res = {
+            let (v, b) = e.host.vfs_mut();
+            v.rename(b, path, &to)
+        };
+        if res.is_ok() {
+            pr.change(e, &format!("Renamed file '{path}' to '{to}'"));
+        }
+        return false;
+    }
+    if r.disable {
+        let suffix = r.disable_suffix.clone().unwrap_or_else(|| ".cfdisabled".into());
+        let to = format!("{path}{suffix}");
+        if m.kind == Kind::Symlink {
+            if pr.warn_only {
+                pr.should(e, &format!("disable link '{path}'"));
+                return true;
+            }
+            let (v, b) = e.host.vfs_mut();
+            let _ = v.remove(b, path, false);
+            pr.change(e, &format!("Disabled symbolic link '{path}' by deleting it"));
+            return false;
+        }
+        e.log(
+            LogLevel::Warning,
+            &format!("File object '{path}' exists, contrary to promise"),
+        );
+        if pr.warn_only {
+            pr.should(e, &format!("rename 'file' '{path}'"));
+            return true;
+        }
+        let mut mode = m.mode;
+        if let Some((plus, minus)) = r.disable_mode {
+            mode = (mode | plus) & !minus;
+            let (v, b) = e.host.vfs_mut();
+            let _ = v.set_meta(b, path, false, "chmod", |mm| mm.mode = mode);
+            pr.change(e, &format!("Changed permissions of '{path}' to 'mode {mode:04o}'"));
+        }
+        let res = {
+            let (v, b) = e.host.vfs_mut();
+            v.rename(b, path, &to)
+        };
+        if res.is_ok() {
+            pr.change(
+                e,
+                &format!("Disabled file '{path}' by renaming to '{to}' with mode {mode:04o}"),
+            );
+        }
+        return false;
+    }
+    if let Some(n) = r.rotate {
+        if n == 0 {
+            if pr.warn_only {
+                pr.should(e, &format!("truncate '{path}'"));
+                return true;
+            }
+            let (v, b) = e.host.vfs_mut();
+            let _ = v.write_file(b, path, Vec::new(), m.mode);
+            pr.change(e, &format!("Truncated '{path}'"));
+            return true;
+        }
+        if pr.warn_only {
+            pr.should(e, &format!("rotate file '{path}' in {n} fifo"));
+            return true;
+        }
+        {
+            let (v, b) = e.host.vfs_mut();
+            for i in (1..n).rev() {
+                let from = format!("{path}.{i}");
+                if v.stat(b, &from, false).is_some() {
+                    let _ = v.rename(b, &from, &format!("{path}.{}", i + 1));
+                }
+            }
+            let content = v.read(b, path).map(|c| c.to_vec()).unwrap_or_default();
+            let _ = v.write_file(b, &format!("{path}.1"), content, m.mode);
+            let _ = v.write_file(b, path, Vec::new(), m.mode);
+        }
+        pr.change(e, &format!("Rotated file '{path}' in {n} fifo"));
+    }
+    true
+}
+
+/// The uid a name or number stands for on the host.
+fn uid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
+    if let Ok(n) = name.parse() {
+        return Some(n);
+    }
+    e.host.host.users().iter().find(|u| u.name == name).map(|u| u.uid)
+}
+
+fn gid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
+    if let Ok(n) = name.parse() {
+        return Some(n);
+    }
+    e.host.host.groups().iter().find(|g| g.name == name).map(|g| g.gid)
+}
+
+/// Mode, owners and groups of one path (`VerifyFileAttributes`).
+pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+    let Some(perms) = &a.perms else {
+        return;
+    };
+    let Some(m) = lstat(e, path) else {
+        return;
+    };
+    // owners and groups
+    let want_uid = if perms.owners.is_empty() {
+        None
+    } else {
+        let ids: Vec<Option<u32>> = perms.owners.iter().map(|o| uid_of(e, o)).collect();
+        for (o, id) in perms.owners.iter().zip(&ids) {
+            if id.is_none() {
+                e.log(
+                    LogLevel::Info,
+                    &format!("Could not get UID for user '{o}', (getpwnam: not found)"),
+                );
+                let b = pr.belongs(e);
+                e.log(LogLevel::Info, &b);
+            }
+        }
+        if ids.iter().all(Option::is_none) {
+            e.log(
+                LogLevel::Error,
+                &format!("None of the promised owners for '{path}' exist -- see INFO logs for more"),
+            );
+            pr.fail(e);
+            None
+        } else if ids.contains(&Some(m.uid)) {
+            None
+        } else {
+            ids.into_iter().flatten().next()
+        }
+    };
+    let want_gid = if perms.groups.is_empty() {
+        None
+    } else {
+        let ids: Vec<Option<u32>> = perms.groups.iter().map(|g| gid_of(e, g)).collect();
+        if ids.iter().all(Option::is_none) {
+            e.log(
+                LogLevel::Error,
+                &format!("None of the promised groups for '{path}' exist -- see INFO logs for more"),
+            );
+            pr.fail(e);
+            None
+        } else if ids.contains(&Some(m.gid)) {
+            None
+        } else {
+            ids.into_iter().flatten().next()
+        }
+    };
+    if want_uid.is_some() || want_gid.is_some() {
+        if pr.warn_only {
+            match (want_uid, want_gid) {
+                (Some(u), Some(g)) => {
+                    pr.should(e, &format!("change owner and group of '{path}' to '{u}:{g}'"))
+                }
+                (Some(u), None) => pr.should(e, &format!("change owner of '{path}' to '{u}'")),
+                (None, Some(g)) => pr.should(e, &format!("change group of '{path}' to '{g}'")),
+                (None, None) => {}
+            }
+        } else {
+            let link = if m.kind == Kind::Symlink { "link " } else { "" };
+            {
+                let (v, b) = e.host.vfs_mut();
+                let _ = v.set_meta(b, path, false, "chown", |mm| {
+                    if let Some(u) = want_uid {
+                        mm.uid = u;
+                    }
+                    if let Some(g) = want_gid {
+                        mm.gid = g;
+                    }
+                });
+            }
+            if let Some(u) = want_uid {
+                pr.change(e, &format!("Owner of {link}'{path}' was {}, set to {u}", m.uid));
+            }
+            if let Some(g) = want_gid {
+                pr.change(e, &format!("Group of {link}'{path}' was {}, set to {g}", m.gid));
+            }
+        }
+    }
+    if m.kind == Kind::Symlink {
+        return;
+    }
+    let Some((plus, minus)) = perms.mode else {
+        pr.kept(e);
+        return;
+    };
+    let mut plus = plus;
+    if m.kind == Kind::Dir && perms.rxdirs {
+        plus |= (plus & 0o444) >> 2;
+    }
+    let old = m.mode & 0o7777;
+    let new = (old | plus) & !minus & 0o7777;
+    if new == old {
+        pr.kept(e);
+        return;
+    }
+    if pr.warn_only {
+        pr.should(
+            e,
+            &format!("change permissions of '{path}' from {old:04o} to {new:04o}"),
+        );
+        return;
+    }
+    let (v, b) = e.host.vfs_mut();
+    let _ = v.set_meta(b, path, false, "chmod", |mm| mm.mode = new);
+    pr.change(
+        e,
+        &format!("Object '{path}' had permissions {old:04o}, changed it to {new:04o}"),
+    );
+}
+
+/// `content =>`: the file holds exactly the string.
+pub fn content(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, c: &str) {
+    let exists = super::stat(e, path);
+    if exists.is_none() {
+        if a.create_false {
+            pr.kept(e);
+            return;
+        }
+        if !a.create && !create(e, a, pr, path) {
+            return;
+        }
+    }
+    let cur = {
+        let base = e.host.base();
+        e.host.vfs.read(base, path).map(|c| c.to_vec()).ok()
+    };
+    if cur.as_deref() == Some(c.as_bytes()) {
+        pr.kept(e);
+        return;
+    }
+    if pr.warn_only {
+        pr.should(e, &format!("update file '{path}' with content '{c}'"));
+        return;
+    }
+    let res = {
+        let (v, b) = e.host.vfs_mut();
+        v.write_file(b, path, c.as_bytes().to_vec(), 0o600)
+    };
+    match res {
+        Ok(()) => pr.change(e, &format!("Updated file '{path}' with content '{c}'")),
+        Err(FsError::IsDir) | Err(_) => {
+            e.log(
+                LogLevel::Error,
+                &format!("Failed to update file '{path}' with content '{c}'"),
+            );
+            pr.fail(e);
+        }
+    }
+}
