@@ -66,9 +66,14 @@ fn set_mode(p: &Path, mode: u32) -> io::Result<()> {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode & 0o7777))
 }
 
+/// Sets the owner when this process may (as root); otherwise the owner stays the writer's.
+fn set_owner(p: &Path, n: &Node) {
+    let _ = std::os::unix::fs::lchown(p, Some(n.meta.uid), Some(n.meta.gid));
+}
+
 /// Writes the final state of every changed path under `dir` (directories and files first, symbolic
-/// links last) and the removed paths, one per line, to `dir/.cfsim-removed`. Owners are not set
-/// (`--changes=json` has them).
+/// links last) and the removed paths, one per line, to `dir/.cfsim-removed`. Owners are set when
+/// cfsim runs as root (`--changes=json` always has them).
 pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut sorted: Vec<&FileChange> = changes.iter().collect();
@@ -95,6 +100,7 @@ pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
                 }
                 std::fs::write(&p, n.content.as_deref().map(Vec::as_slice).unwrap_or(&[]))?;
                 set_mode(&p, n.meta.mode)?;
+                set_owner(&p, n);
             }
             Some(_) => {}
         }
@@ -111,6 +117,7 @@ pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
                     std::fs::remove_file(&p)?;
                 }
                 std::os::unix::fs::symlink(n.target.as_deref().unwrap_or(""), &p)?;
+                set_owner(&p, n);
             }
         }
     }
@@ -119,6 +126,7 @@ pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
     for c in &sorted {
         if let Some(n) = &c.after {
             if n.meta.kind == Kind::Dir {
+                set_owner(&under(dir, &c.path), n);
                 set_mode(&under(dir, &c.path), n.meta.mode)?;
             }
         }

@@ -1,0 +1,225 @@
+//! The files-promise corpus (`policies/files/<NAME>/`, recorded from cf-agent 3.21.0 by
+//! `tests/oracle/record-files.sh`): each case's `setup.sh` builds a scratch tree in a temporary
+//! directory that a host profile uses as its `files_root`; cfsim runs the policy as the recorder ran
+//! cf-agent (cwd = the case directory, `-f ./policy.cf`), and its output and final tree (written with
+//! `--write-root` over a copy of the scratch tree, listed by `tests/oracle/files-tree.py`) are compared
+//! with the recordings, mode by mode. A second `-I` run on the state the first left (the convergence
+//! check) is compared with `I2.out`/`tree2`. Every difference is printed; the test fails when a mode
+//! matches fewer cases than its floor (raised as cfsim gets closer) or when the scratch tree the
+//! policy ran on changed (the simulation never touches it).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Cases matching per mode, at least (measured; raise, never lower).
+const FLOORS: &[(&str, usize)] = &[
+    ("I", 0),
+    ("tree", 0),
+    ("I2", 0),
+    ("tree2", 0),
+    ("n", 0),
+    ("default", 0),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies/files"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.join("policy.cf").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn sh(cmd: &mut Command) -> String {
+    match cmd.output() {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => format!("cannot run: {e}"),
+    }
+}
+
+/// The tree listing of `dir` (uid/gid columns masked unless this runs as root: a non-root writer
+/// cannot give files away).
+fn tree(dir: &Path, root_user: bool) -> String {
+    let out = sh(Command::new("python3")
+        .arg(root().join("tests/oracle/files-tree.py"))
+        .arg(dir));
+    if root_user {
+        return out;
+    }
+    mask_owners(&out)
+}
+
+fn mask_owners(t: &str) -> String {
+    t.lines()
+        .map(|l| {
+            let mut f: Vec<&str> = l.splitn(8, ' ').collect();
+            if f.len() == 8 {
+                f[2] = "-";
+                f[3] = "-";
+            }
+            f.join(" ") + "\n"
+        })
+        .collect()
+}
+
+fn is_root() -> bool {
+    sh(Command::new("id").arg("-u")).trim() == "0"
+}
+
+/// A profile (the minimal container profile) whose `files_root` is `root`.
+fn profile(root_dir: &Path, at: &Path) {
+    let base = std::fs::read_to_string(root().join("policies/hosts/container-minimal.json"))
+        .unwrap_or_default();
+    let mut v: serde_json::Value = serde_json::from_str(&base).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("files");
+        m.insert(
+            "files_root".into(),
+            serde_json::Value::String(root_dir.display().to_string()),
+        );
+    }
+    let _ = std::fs::write(at, v.to_string());
+}
+
+/// Runs cfsim on the case with `flags` against the scratch root; returns (stdout, tree after).
+fn run(case: &Path, name: &str, scratch: &Path, flags: &[&str], root_user: bool) -> (String, PathBuf) {
+    let sibling = |ext: &str| PathBuf::from(format!("{}-{ext}", scratch.display()));
+    let prof = sibling("profile.json");
+    profile(scratch, &prof);
+    let out_dir = sibling("out");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(case)
+        .arg("agent")
+        .arg("-K")
+        .args(flags)
+        .args(["-f", "./policy.cf", "--host"])
+        .arg(&prof)
+        .arg("--write-root")
+        .arg(&out_dir)
+        .output();
+    let stdout = match o {
+        Ok(o) => {
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+        }
+        Err(e) => format!("cannot run cfsim: {e}"),
+    };
+    // the state after: a copy of the scratch tree with the written changes and removals applied
+    let after = sibling("after");
+    let _ = std::fs::remove_dir_all(&after);
+    let _ = Command::new("cp").arg("-a").arg(scratch).arg(&after).status();
+    let _ = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", out_dir.display()))
+        .arg(&after)
+        .status();
+    let _ = std::fs::remove_file(after.join(".cfsim-removed"));
+    let removed = std::fs::read_to_string(out_dir.join(".cfsim-removed")).unwrap_or_default();
+    for r in removed.lines() {
+        let p = after.join(r.trim_start_matches('/'));
+        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+    }
+    let _ = (name, root_user);
+    (stdout, after)
+}
+
+/// A fresh scratch root for `case` in `tmp`: `tmp/<n>/srv/cfsim-files/<NAME>` set up by its script.
+fn setup(case: &Path, name: &str, tmp: &Path, n: usize) -> PathBuf {
+    let r = tmp.join(format!("r{n}"));
+    let _ = std::fs::remove_dir_all(&r);
+    let d = r.join("srv/cfsim-files").join(name);
+    let _ = std::fs::create_dir_all(&d);
+    let _ = Command::new("sh")
+        .arg(case.join("setup.sh"))
+        .current_dir(&d)
+        .status();
+    r
+}
+
+fn expected(case: &Path, f: &str, root_user: bool) -> Option<String> {
+    let t = std::fs::read_to_string(case.join("expected").join(f)).ok()?;
+    if f.starts_with("tree") && !root_user {
+        return Some(mask_owners(&t));
+    }
+    Some(t)
+}
+
+#[test]
+fn files_cases_match_the_real_agent() {
+    let cases = cases();
+    if cases.is_empty() {
+        return;
+    }
+    let root_user = is_root();
+    let tmp = std::env::temp_dir().join(format!("cfsim-files-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&tmp);
+    let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut diffs: Vec<String> = Vec::new();
+    let mut touched = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let name = case
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let sub = |r: &Path| r.join("srv/cfsim-files").join(&name);
+        let mut check = |mode: &'static str, got: String, diffs: &mut Vec<String>| {
+            let file = match mode {
+                "I" | "I2" | "n" | "default" => format!("{mode}.out"),
+                other => other.to_string(),
+            };
+            let Some(want) = expected(case, &file, root_user) else {
+                return;
+            };
+            if want == got {
+                *ok.entry(mode).or_default() += 1;
+            } else {
+                diffs.push(format!(
+                    "--- {name} {mode}\n{}",
+                    similar::TextDiff::from_lines(&want, &got)
+                        .unified_diff()
+                        .header("recorded", "cfsim")
+                ));
+            }
+        };
+        // -I, its tree, then the second run on what it left
+        let r = setup(case, &name, &tmp, i);
+        let before = tree(&sub(&r), true);
+        let (out, after) = run(case, &name, &r, &["-I"], root_user);
+        if tree(&sub(&r), true) != before {
+            touched.push(name.clone());
+        }
+        check("I", out, &mut diffs);
+        check("tree", tree(&sub(&after), root_user), &mut diffs);
+        let (out2, after2) = run(case, &name, &after, &["-I"], root_user);
+        check("I2", out2, &mut diffs);
+        check("tree2", tree(&sub(&after2), root_user), &mut diffs);
+        for (mode, flags) in [("n", &["-n"][..]), ("default", &[][..])] {
+            let r = setup(case, &name, &tmp, i);
+            let (out, _) = run(case, &name, &r, flags, root_user);
+            check(mode, out, &mut diffs);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    for d in &diffs {
+        println!("{d}");
+    }
+    let mut short = Vec::new();
+    for (mode, floor) in FLOORS {
+        let n = ok.get(mode).copied().unwrap_or(0);
+        println!("files corpus: {mode}: {n}/{} cases identical", cases.len());
+        if n < *floor {
+            short.push(format!("{mode}: {n} < {floor}"));
+        }
+    }
+    assert!(touched.is_empty(), "the scratch tree changed: {touched:?}");
+    assert!(short.is_empty(), "below the floors: {short:?}");
+}
