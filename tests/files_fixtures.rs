@@ -75,9 +75,9 @@ fn is_root() -> bool {
     sh(Command::new("id").arg("-u")).trim() == "0"
 }
 
-/// A profile (the minimal container profile) whose `files_root` is `root`.
+/// A profile (the CI machine's: Debian's users and groups, as where the corpus was recorded) whose `files_root` is `root`.
 fn profile(root_dir: &Path, at: &Path) {
-    let base = std::fs::read_to_string(root().join("policies/hosts/container-minimal.json"))
+    let base = std::fs::read_to_string(root().join("policies/hosts/ci-machine.json"))
         .unwrap_or_default();
     let mut v: serde_json::Value = serde_json::from_str(&base).unwrap_or_default();
     if let Some(m) = v.as_object_mut() {
