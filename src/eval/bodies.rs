@@ -18,6 +18,10 @@ fn subst_rval(rv: &Rval, pairs: &[(String, String)]) -> Rval {
                 v = v
                     .replace(&format!("$({k})"), val)
                     .replace(&format!("${{{k}}}"), val);
+                // a list parameter given a scalar argument (`leaf_name => { @(names) }`)
+                if v == format!("@({k})") || v == format!("@{{{k}}}") {
+                    v = val.clone();
+                }
             }
             Rval::Scalar(Scalar {
                 value: v,

@@ -100,10 +100,18 @@ pub const WORKDIR_LAYOUT: &[&str] = &[
     "/var/lib/cfengine3/state",
 ];
 
+/// Whether cfsim runs as root (the owner of `/proc/self` is the effective user).
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ROOT.get_or_init(|| std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0))
+}
+
 /// The profile's files as the read-only base of the run's [`super::vfs::Vfs`]: the file map first
-/// (its parents are directories 0755), then `files_root` (real modes and modification times; every
-/// object counts as owned by root, and its change time is its modification time, so a profile
-/// directory gives the same answers wherever it is checked out), then the work directory layout.
+/// (its parents are directories 0755), then `files_root` (real modes and modification times; the
+/// change time is the modification time, so a profile directory gives the same answers wherever it is
+/// checked out; objects count as owned by root unless cfsim runs as root, which may own files to
+/// others and then sees their real owners), then the work directory layout.
 impl super::vfs::BaseFs for Host {
     fn lstat(&self, path: &str) -> Option<super::vfs::Meta> {
         use super::vfs::{Kind, Meta};
@@ -123,7 +131,13 @@ impl super::vfs::BaseFs for Host {
         if let Some(root) = &self.files.root {
             let full = root.join(path.trim_start_matches('/'));
             if let Ok(md) = std::fs::symlink_metadata(&full) {
-                return Some(meta_of(&md));
+                let mut m = meta_of(&md);
+                if running_as_root() {
+                    use std::os::unix::fs::MetadataExt;
+                    m.uid = md.uid();
+                    m.gid = md.gid();
+                }
+                return Some(m);
             }
         }
         WORKDIR_LAYOUT

@@ -482,6 +482,27 @@ impl Vfs {
         Ok(())
     }
 
+    /// Makes a named pipe `path` (the parent must exist, nothing may be at `path`).
+    pub fn mkfifo(&mut self, base: &dyn BaseFs, path: &str, mode: u32) -> Result<(), FsError> {
+        let p = self.resolve(base, path, false)?;
+        if self.lstat_exact(base, &p).is_some() {
+            return Err(FsError::IsDir);
+        }
+        self.check_parent(base, &p)?;
+        self.remember(base, &p);
+        self.overlay.insert(
+            p.clone(),
+            Some(Node {
+                meta: Meta::new(Kind::Fifo, mode, self.now),
+                content: None,
+                target: None,
+                opaque: false,
+            }),
+        );
+        self.record(&p, "mkfifo");
+        Ok(())
+    }
+
     /// Makes a symbolic link `path` → `target` (nothing may be at `path`).
     pub fn symlink(&mut self, base: &dyn BaseFs, path: &str, target: &str) -> Result<(), FsError> {
         let p = self.resolve(base, path, false)?;

@@ -36,6 +36,25 @@ pub fn changes(vfs: &Vfs, base: &dyn BaseFs) -> Vec<FileChange> {
     out
 }
 
+/// The directories above the changed paths that the run did not change, with their state (so
+/// `--write-root` gives them their mode and owner rather than defaults).
+pub fn parents(vfs: &Vfs, base: &dyn BaseFs, changes: &[FileChange]) -> Vec<(String, Node)> {
+    let mut seen: std::collections::BTreeMap<String, Node> = Default::default();
+    for c in changes {
+        let mut p = c.path.as_str();
+        while p != "/" {
+            p = super::vfs::parent(p);
+            if p == "/" || seen.contains_key(p) || changes.iter().any(|x| x.path == p) {
+                continue;
+            }
+            if let Some(n) = vfs.node(base, p) {
+                seen.insert(p.to_string(), n);
+            }
+        }
+    }
+    seen.into_iter().collect()
+}
+
 /// `DIR/path` for an absolute, normalised path.
 fn under(dir: &Path, path: &str) -> PathBuf {
     dir.join(path.trim_start_matches('/'))
@@ -74,8 +93,15 @@ fn set_owner(p: &Path, n: &Node) {
 /// Writes the final state of every changed path under `dir` (directories and files first, symbolic
 /// links last) and the removed paths, one per line, to `dir/.cfsim-removed`. Owners are set when
 /// cfsim runs as root (`--changes=json` always has them).
-pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
+pub fn write_root(dir: &Path, changes: &[FileChange], parents: &[(String, Node)]) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    for (path, n) in parents {
+        if n.meta.kind == Kind::Dir {
+            let p = under(dir, path);
+            no_link_below(dir, &p)?;
+            std::fs::create_dir_all(&p)?;
+        }
+    }
     let mut sorted: Vec<&FileChange> = changes.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
     let mut removed = String::new();
@@ -99,7 +125,24 @@ pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
                     std::fs::remove_file(&p)?;
                 }
                 std::fs::write(&p, n.content.as_deref().map(Vec::as_slice).unwrap_or(&[]))?;
+                // chown clears set-id bits: owner first, then the mode
+                set_owner(&p, n);
                 set_mode(&p, n.meta.mode)?;
+            }
+            Some(n) if n.meta.kind == Kind::Fifo => {
+                no_link_below(dir, &p)?;
+                if let Some(parent) = p.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                // std has no mkfifo: the coreutils program makes it (no shell, the path as an argument)
+                let made = std::process::Command::new("mkfifo")
+                    .arg("-m")
+                    .arg(format!("{:o}", n.meta.mode & 0o7777))
+                    .arg(&p)
+                    .status()?;
+                if !made.success() {
+                    return Err(io::Error::other(format!("mkfifo '{}' failed", p.display())));
+                }
                 set_owner(&p, n);
             }
             Some(_) => {}
@@ -122,14 +165,16 @@ pub fn write_root(dir: &Path, changes: &[FileChange]) -> io::Result<()> {
         }
     }
     // directory modes last: a 0500 directory must not stop the writes into it
-    sorted.reverse();
-    for c in &sorted {
-        if let Some(n) = &c.after {
-            if n.meta.kind == Kind::Dir {
-                set_owner(&under(dir, &c.path), n);
-                set_mode(&under(dir, &c.path), n.meta.mode)?;
-            }
-        }
+    let mut dirs: Vec<(&str, &Node)> = sorted
+        .iter()
+        .filter_map(|c| c.after.as_ref().map(|n| (c.path.as_str(), n)))
+        .chain(parents.iter().map(|(p, n)| (p.as_str(), n)))
+        .filter(|(_, n)| n.meta.kind == Kind::Dir)
+        .collect();
+    dirs.sort_by(|a, b| b.0.cmp(a.0));
+    for (path, n) in dirs {
+        set_owner(&under(dir, path), n);
+        set_mode(&under(dir, path), n.meta.mode)?;
     }
     std::fs::write(dir.join(".cfsim-removed"), removed)
 }

@@ -74,6 +74,8 @@ pub struct RunResult {
     pub timeline: Option<String>,
     /// The paths the run changed on the virtual host, before and after.
     pub files: Vec<crate::host::writeroot::FileChange>,
+    /// The unchanged directories above them.
+    pub file_parents: Vec<(String, crate::host::vfs::Node)>,
 }
 
 /// The output and exit code of a policy that could not be loaded or pre-evaluated.
@@ -198,6 +200,7 @@ pub fn simulate_policy(
         crate::timeline::render(&e.trace, &info)
     });
     let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
+    let file_parents = crate::host::writeroot::parents(&e.host.vfs, e.host.base(), &files);
     RunResult {
         stdout,
         code,
@@ -205,6 +208,7 @@ pub fn simulate_policy(
         result,
         timeline,
         files,
+        file_parents,
     }
 }
 

@@ -14,6 +14,8 @@ pub struct Perms {
     pub owners: Vec<String>,
     pub groups: Vec<String>,
     pub rxdirs: bool,
+    /// `rxdirs` was given (else the agent warns that it uses the default).
+    pub rxdirs_set: bool,
 }
 
 /// `body delete`.
@@ -280,7 +282,10 @@ impl Engine<'_> {
                     "mode" => perms.mode = self.scalar_of(&rv).and_then(|m| parse_mode(&m)),
                     "owners" => perms.owners = self.list_of(&rv),
                     "groups" => perms.groups = self.list_of(&rv),
-                    "rxdirs" => perms.rxdirs = self.scalar_of(&rv).is_some_and(|v| truthy(&v)),
+                    "rxdirs" => {
+                        perms.rxdirs_set = true;
+                        perms.rxdirs = self.scalar_of(&rv).is_some_and(|v| truthy(&v))
+                    }
                     _ => {}
                 }
             }

@@ -233,8 +233,9 @@ fn render_mustache(
         pr.fail(e);
         return;
     };
+    // recorded: a first rendering defines the kept classes too
+    pr.kept(e);
     if text.as_bytes() == old {
-        pr.kept(e);
         return;
     }
     if pr.warn_only {

@@ -8,6 +8,15 @@ use crate::eval::output::LogLevel;
 use crate::eval::Engine;
 use crate::host::vfs::{self, FsError, Kind};
 
+/// The mode a created file gets: the perms body's `mode` (set bits without the cleared ones), else
+/// 0600.
+pub fn create_mode(a: &Attrs) -> u32 {
+    match a.perms.as_ref().and_then(|p| p.mode) {
+        Some((plus, minus)) => plus & !minus & 0o7777,
+        None => 0o600,
+    }
+}
+
 /// Creates the missing `path` (a directory for `P/.`, missing parents 0700). False: the promise
 /// cannot go on (failed, or only warned).
 pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bool {
@@ -28,10 +37,12 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
         match super::stat(e, &p) {
             Some(m) if m.kind == Kind::Dir => break,
             Some(_) => {
-                e.log(
-                    LogLevel::Error,
-                    &format!("The object '{p}' is not a directory. Cannot make a new directory without deleting it."),
-                );
+                let msg = if is_dir {
+                    format!("Cannot make {target} - {p} is not a directory!")
+                } else {
+                    format!("The object '{p}' is not a directory. Cannot make a new directory without deleting it.")
+                };
+                e.log(LogLevel::Error, &msg);
                 pr.fail(e);
                 return false;
             }
@@ -58,11 +69,13 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
         pr.change(e, &format!("Created directory '{path}'"));
         return true;
     }
-    let mode = match a.perms.as_ref().and_then(|p| p.mode) {
-        Some((plus, minus)) => plus & !minus & 0o7777,
-        None => 0o600,
-    };
+    let mode = create_mode(a);
+    let fifo = a.file_type == "fifo";
     if pr.warn_only {
+        if fifo {
+            pr.should(e, &format!("create named pipe '{path}', mode {mode:04o}"));
+            return false;
+        }
         for d in &missing {
             pr.should(e, &format!("make directory '{d}' for '{path}'"));
         }
@@ -75,6 +88,13 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
             let _ = v.mkdir(b, d, 0o700);
         }
         pr.change(e, &format!("Created directory for '{path}'"));
+    }
+    if fifo {
+        let (v, b) = e.host.vfs_mut();
+        if v.mkfifo(b, &target, mode).is_ok() {
+            pr.change(e, &format!("Created named pipe '{path}', mode {mode:04o}"));
+            return true;
+        }
     }
     let res = {
         let (v, b) = e.host.vfs_mut();
@@ -96,15 +116,58 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
     }
 }
 
+/// What the agent prints each time it parses the promise's attributes (`GetFilesAttributes`: at the
+/// start of every pass and again before each leaf check): the rxdirs default warning, and the lookup
+/// failures of owners and groups.
+pub fn attr_notes(e: &mut Engine<'_>, a: &Attrs, pr: &Pr<'_>, path: &str) {
+    let Some(perms) = &a.perms else {
+        return;
+    };
+    if perms.mode.is_some() && !perms.rxdirs_set {
+        let file = e.file_path(pr.def.file);
+        let line = e.line_of(pr.p);
+        e.log(
+            LogLevel::Warning,
+            &format!("Using the default value 'false' for attribute rxdirs (promiser: {path}, file: {file}:{line}), please set it explicitly"),
+        );
+    }
+    for o in &perms.owners {
+        if uid_of(e, o).is_none() {
+            e.log(
+                LogLevel::Info,
+                &format!("Could not get UID for user '{o}', (getpwnam: not found)"),
+            );
+            let b = pr.belongs(e);
+            e.log(LogLevel::Info, &b);
+        }
+    }
+    for g in &perms.groups {
+        if gid_of(e, g).is_none() {
+            e.log(
+                LogLevel::Info,
+                &format!("Could not get GID for group '{g}', (getgrnam: not found)"),
+            );
+            let b = pr.belongs(e);
+            e.log(LogLevel::Info, &b);
+        }
+    }
+}
+
 /// `VerifyFileLeaf`: rename, delete, touch, perms of one existing path.
 pub fn verify_leaf(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+    verify_leaf_at(e, a, pr, path, false)
+}
+
+/// [`verify_leaf`]; `base_dir`: the base directory of a depth search (never deleted by it).
+pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: bool) {
+    attr_notes(e, a, pr, path);
     if let Some(r) = &a.rename {
         if !rename(e, r, pr, path) {
             return;
         }
     }
     if a.delete.is_some() {
-        delete(e, a, pr, path);
+        delete(e, a, pr, path, base_dir);
         return;
     }
     if a.touch {
@@ -125,14 +188,19 @@ pub fn verify_leaf(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
 }
 
-fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: bool) {
     let Some(m) = lstat(e, path) else {
         pr.kept(e);
         return;
     };
     let rmdirs = a.delete.as_ref().is_some_and(|d| d.rmdirs);
     if m.kind == Kind::Dir {
-        if !rmdirs {
+        // a dry run announces every directory, rmdirs or not, empty or not (recorded)
+        if pr.warn_only {
+            pr.should(e, &format!("delete directory '{path}'"));
+            return;
+        }
+        if !rmdirs || base_dir {
             pr.kept(e);
             return;
         }
@@ -140,10 +208,6 @@ fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             let base = e.host.base();
             e.host.vfs.list(base, path).unwrap_or_default().is_empty()
         };
-        if pr.warn_only {
-            pr.should(e, &format!("delete directory '{path}'"));
-            return;
-        }
         if !empty {
             pr.kept(e);
             return;
@@ -287,16 +351,6 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         None
     } else {
         let ids: Vec<Option<u32>> = perms.owners.iter().map(|o| uid_of(e, o)).collect();
-        for (o, id) in perms.owners.iter().zip(&ids) {
-            if id.is_none() {
-                e.log(
-                    LogLevel::Info,
-                    &format!("Could not get UID for user '{o}', (getpwnam: not found)"),
-                );
-                let b = pr.belongs(e);
-                e.log(LogLevel::Info, &b);
-            }
-        }
         if ids.iter().all(Option::is_none) {
             e.log(
                 LogLevel::Error,
@@ -358,16 +412,23 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             }
         }
     }
-    if m.kind == Kind::Symlink {
-        return;
-    }
+    // the mode is the link target's (chmod follows links)
+    let m = match m.kind {
+        Kind::Symlink => match super::stat(e, path) {
+            Some(t) => t,
+            None => return,
+        },
+        _ => m,
+    };
     let Some((plus, minus)) = perms.mode else {
         pr.kept(e);
         return;
     };
-    let mut plus = plus;
+    let (mut plus, mut minus) = (plus, minus);
     if m.kind == Kind::Dir && perms.rxdirs {
-        plus |= (plus & 0o444) >> 2;
+        let x = (plus & 0o444) >> 2;
+        plus |= x;
+        minus &= !x;
     }
     let old = m.mode & 0o7777;
     let new = (old | plus) & !minus & 0o7777;
@@ -382,12 +443,22 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         );
         return;
     }
-    let (v, b) = e.host.vfs_mut();
-    let _ = v.set_meta(b, path, false, "chmod", |mm| mm.mode = new);
+    {
+        let (v, b) = e.host.vfs_mut();
+        let _ = v.set_meta(b, path, true, "chmod", |mm| mm.mode = new);
+    }
     pr.change(
         e,
         &format!("Object '{path}' had permissions {old:04o}, changed it to {new:04o}"),
     );
+    if m.kind == Kind::File && m.uid == 0 {
+        if new & 0o4000 != 0 && old & 0o4000 == 0 {
+            e.log(LogLevel::Notice, &format!("NEW SETUID root PROGRAM '{path}' "));
+        }
+        if new & 0o2000 != 0 && old & 0o2000 == 0 {
+            e.log(LogLevel::Notice, &format!("NEW SETGID root PROGRAM '{path}' "));
+        }
+    }
 }
 
 /// `content =>`: the file holds exactly the string.

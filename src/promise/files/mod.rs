@@ -35,6 +35,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(None, Some(crate::eval::Outcome::Kept));
         return;
     }
+    // the attributes are parsed again every pass, before the lock
+    leaf::attr_notes(e, &a, &pr, promiser);
     let digest = e.digest(def, "files", p, promiser);
     if !e.done.insert(digest) {
         e.end_event(Some("already_done"), None);
@@ -56,11 +58,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     } else {
         expand_promiser(e, promiser, a.create)
     };
+    let mut chopped = true;
     for path in &paths {
         e.ctx.put_this("promiser", path);
-        verify_path(e, &a, &mut pr, path);
+        chopped &= verify_path(e, &a, &mut pr, path);
     }
-    let shown = if paths.len() == 1 && paths[0] == promiser {
+    // the agent chops `/.` from its path buffer once the path exists (step 4)
+    let shown = if paths.len() == 1 && paths[0] == promiser && chopped {
         chop_dot(promiser).to_string()
     } else {
         promiser.to_string()
@@ -200,21 +204,22 @@ pub fn stat(e: &Engine<'_>, path: &str) -> Option<vfs::Meta> {
     e.host.vfs.stat(e.host.base(), path, true)
 }
 
-/// The agent's pipeline for one path (spec §2.2).
-fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr, path: &str) {
+/// The agent's pipeline for one path (spec §2.2); false when it stopped before step 4 (the path
+/// is then shown with its `/.`).
+fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bool {
     if a.template_data_given && !matches!(a.template_data, Some(crate::value::Value::Data(_))) {
         e.log(
             LogLevel::Error,
             &format!("No template data for the promise '{}'", pr.promiser),
         );
         pr.fail(e);
-        return;
+        return false;
     }
     let mut exists = lstat(e, path).is_some();
     if a.create || a.touch {
         if !exists {
             if !leaf::create(e, a, pr, path) {
-                return;
+                return false;
             }
             exists = lstat(e, path).is_some() || pr.warn_only;
         } else {
@@ -223,14 +228,23 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr, path: &str) {
     }
     if a.delete.is_some() && !exists {
         pr.kept(e);
-        return;
+        return true;
     }
     let path = chop_dot(path).to_string();
+    // step 6: stat (links followed) again; a dangling link in the way is refused
+    if (a.create || a.touch) && stat(e, &path).is_none() && lstat(e, &path).is_some() {
+        e.log(
+            LogLevel::Error,
+            &format!("Error creating file '{path}', mode '{:04o}'. (open: 'File exists'). Most likely a dangling symlink is in the way. Refusing to create the target file of dangling symlink (security risk).", leaf::create_mode(a)),
+        );
+        pr.fail(e);
+        return true;
+    }
     // file_select on the path itself (without depth_search)
     if exists && a.select.is_some() && a.depth.is_none() {
         if let Some(m) = lstat(e, &path) {
             if !search::selected(e, a, &path, &m) {
-                return;
+                return true;
             }
         }
     }
@@ -259,10 +273,10 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr, path: &str) {
                 "A file promise with content attribute cannot have edit operations",
             );
             pr.fail(e);
-            return;
+            return true;
         }
         leaf::content(e, a, pr, &path, c);
-        return;
+        return true;
     }
     let templ = a.edit_template.is_some() || a.edit_template_string.is_some();
     let template_default = matches!(
@@ -290,4 +304,5 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr, path: &str) {
             pr.fail(e);
         }
     }
+    true
 }

@@ -90,7 +90,7 @@ pub fn depth_search(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, base: &str) 
     if a.depth.as_ref().is_some_and(|d| d.include_basedir) {
         if let Some(m) = lstat(e, base) {
             if selected(e, a, base, &m) {
-                leaf::verify_leaf(e, a, pr, base);
+                leaf::verify_leaf_at(e, a, pr, base, true);
             }
         }
     }
