@@ -36,6 +36,7 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
     loop {
         match super::stat(e, &p) {
             Some(m) if m.kind == Kind::Dir => break,
+            Some(_) if is_dir && pr.warn_only => break,
             Some(_) => {
                 let msg = if is_dir {
                     format!("Cannot make {target} - {p} is not a directory!")
@@ -200,7 +201,10 @@ fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: 
             pr.should(e, &format!("delete directory '{path}'"));
             return;
         }
-        if !rmdirs || base_dir {
+        if base_dir {
+            return;
+        }
+        if !rmdirs {
             pr.kept(e);
             return;
         }
@@ -452,11 +456,14 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         &format!("Object '{path}' had permissions {old:04o}, changed it to {new:04o}"),
     );
     if m.kind == Kind::File && m.uid == 0 {
-        if new & 0o4000 != 0 && old & 0o4000 == 0 {
-            e.log(LogLevel::Notice, &format!("NEW SETUID root PROGRAM '{path}' "));
-        }
-        if new & 0o2000 != 0 && old & 0o2000 == 0 {
-            e.log(LogLevel::Notice, &format!("NEW SETGID root PROGRAM '{path}' "));
+        // printed as a notice, but only at -I and above (recorded: perms-setid)
+        if e.out.shows(LogLevel::Info) {
+            if new & 0o4000 != 0 && old & 0o4000 == 0 {
+                e.out.raw(format!("  notice: NEW SETUID root PROGRAM '{path}' "));
+            }
+            if new & 0o2000 != 0 && old & 0o2000 == 0 {
+                e.out.raw(format!("  notice: NEW SETGID root PROGRAM '{path}' "));
+            }
         }
     }
 }

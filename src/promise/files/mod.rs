@@ -58,10 +58,25 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     } else {
         expand_promiser(e, promiser, a.create)
     };
+    let regex = paths.len() != 1 || paths[0] != promiser;
     let mut chopped = true;
     for path in &paths {
         e.ctx.put_this("promiser", path);
+        if regex {
+            // each path of a regex promiser is its own promise run, with its own end line
+            let mut one = Pr::new(def, p, promiser);
+            one.warn_only = pr.warn_only;
+            one.action_warn = pr.action_warn;
+            verify_path(e, &a, &mut one, path);
+            one.end_line(e, promiser);
+            pr.res = pr.res.max(one.res);
+            continue;
+        }
         chopped &= verify_path(e, &a, &mut pr, path);
+    }
+    if regex {
+        pr.finish_quiet(e);
+        return;
     }
     // the agent chops `/.` from its path buffer once the path exists (step 4)
     let shown = if paths.len() == 1 && paths[0] == promiser && chopped {
@@ -157,7 +172,7 @@ pub fn is_regex(c: &str) -> bool {
 
 /// The paths a promiser stands for: itself when literal, else every existing path whose components
 /// match its regex components in full (the literal promiser when nothing matches).
-fn expand_promiser(e: &mut Engine<'_>, promiser: &str, _create: bool) -> Vec<String> {
+fn expand_promiser(e: &mut Engine<'_>, promiser: &str, create: bool) -> Vec<String> {
     let comps: Vec<&str> = promiser.split('/').filter(|c| !c.is_empty()).collect();
     if !promiser.starts_with('/') || !comps.iter().any(|c| is_regex(c)) {
         return vec![promiser.to_string()];
@@ -188,7 +203,7 @@ fn expand_promiser(e: &mut Engine<'_>, promiser: &str, _create: bool) -> Vec<Str
         }
         cur = next;
     }
-    if cur.is_empty() {
+    if cur.is_empty() && create {
         return vec![promiser.to_string()];
     }
     cur
@@ -233,6 +248,13 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
     let path = chop_dot(path).to_string();
     // step 6: stat (links followed) again; a dangling link in the way is refused
     if (a.create || a.touch) && stat(e, &path).is_none() && lstat(e, &path).is_some() {
+        if pr.warn_only {
+            pr.should(
+                e,
+                &format!("create file '{path}', mode '{:04o}'", leaf::create_mode(a)),
+            );
+            return true;
+        }
         e.log(
             LogLevel::Error,
             &format!("Error creating file '{path}', mode '{:04o}'. (open: 'File exists'). Most likely a dangling symlink is in the way. Refusing to create the target file of dangling symlink (security risk).", leaf::create_mode(a)),
@@ -290,7 +312,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
     }
     // the final leaf check: a regular file is verified again
     if a.depth.is_none() {
-        if let Some(m) = stat(e, &path) {
+        if let Some(m) = lstat(e, &path) {
             if m.kind == Kind::File
                 && (a.rename.is_some() || a.perms.is_some() || a.touch || a.delete.is_some())
             {

@@ -96,6 +96,34 @@ impl<'a> Pr<'a> {
         )
     }
 
+    /// The end line of the result so far (a path of a regex promiser).
+    pub fn end_line(&self, e: &mut Engine<'_>, shown: &str) {
+        match self.res {
+            Res::Warn => e.log(
+                LogLevel::Warning,
+                &format!("Warnings encountered when actuating files promise '{shown}'"),
+            ),
+            Res::Fail => e.log(
+                LogLevel::Error,
+                &format!("Errors encountered when actuating files promise '{shown}'"),
+            ),
+            _ => {}
+        }
+    }
+
+    /// The end of a promise whose paths printed their own end lines: counts and the aggregated
+    /// classes (none when no path matched).
+    pub fn finish_quiet(&mut self, e: &mut Engine<'_>) {
+        if self.res == Res::Skipped {
+            e.end_event(None, Some(Outcome::Kept));
+            return;
+        }
+        let o = self.outcome();
+        e.record_outcome(self.def, self.p, o);
+        e.verbose_promise_end("files", &self.promiser, o);
+        e.end_event(None, Some(o));
+    }
+
     /// The end of the promise: the end line of its aggregated result, counts and classes.
     pub fn finish(&mut self, e: &mut Engine<'_>, shown: &str) {
         match self.res {

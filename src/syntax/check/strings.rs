@@ -281,8 +281,11 @@ const REGEX_CACHE_LIMIT: usize = 64;
 static COMPILED: Mutex<Vec<(String, Option<Regex>)>> = Mutex::new(Vec::new());
 
 fn compile(pattern: &str) -> Option<Regex> {
+    // the agent compiles syntax ranges with PCRE_DOTALL: `.*` accepts a multi-line `content`
+    // (recorded: policies/files/content-multiline-nonl)
     RegexBuilder::new(&pcre_to_rust(pattern))
         .unicode(false)
+        .dot_matches_new_line(true)
         .build()
         .ok()
 }
