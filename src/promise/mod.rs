@@ -6,6 +6,7 @@ pub mod classes;
 pub mod commands;
 pub mod custom;
 pub mod defaults;
+pub mod files;
 pub mod meta;
 pub mod methods;
 pub mod reports;

@@ -1,0 +1,3 @@
+//! files promises (the driver lands separately).
+
+pub mod edit;
