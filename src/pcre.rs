@@ -100,7 +100,8 @@ fn fancy_message(e: &fancy_regex::Error) -> String {
 /// PCRE's wording and offset for the syntax errors policies actually make; `None` lets the parser decide.
 fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
     let b = p.as_bytes();
-    let mut depth: Vec<usize> = Vec::new();
+    // open groups: (is a lookbehind, holds a variable-length quantifier)
+    let mut depth: Vec<(bool, bool)> = Vec::new();
     let mut i = 0;
     // whether the previous item can take a quantifier
     let mut repeatable = false;
@@ -183,15 +184,18 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
                         return Some(("unrecognized character after (? or (?-", i + 2));
                     }
                 }
-                depth.push(i);
+                let lookbehind = p[i..].starts_with("(?<=") || p[i..].starts_with("(?<!");
+                depth.push((lookbehind, false));
                 repeatable = false;
                 after_quant = false;
                 i += if b.get(i + 1) == Some(&b'?') { 2 } else { 1 };
                 continue;
             }
             b')' => {
-                if depth.pop().is_none() {
-                    return Some(("unmatched parentheses", i));
+                match depth.pop() {
+                    None => return Some(("unmatched parentheses", i)),
+                    Some((true, true)) => return Some(("lookbehind assertion is not fixed length", i)),
+                    Some(_) => {}
                 }
                 repeatable = true;
                 after_quant = false;
@@ -210,6 +214,7 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
                 } else {
                     after_quant = true;
                     repeatable = false;
+                    mark_variable(&mut depth);
                 }
             }
             b'{' => {
@@ -221,6 +226,9 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
                         if hi < lo {
                             return Some(("numbers out of order in {} quantifier", i + len - 1));
                         }
+                    }
+                    if hi != Some(lo) {
+                        mark_variable(&mut depth);
                     }
                     i += len;
                     after_quant = true;
@@ -245,6 +253,13 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
         return Some(("missing )", b.len()));
     }
     None
+}
+
+/// A variable-length quantifier inside a lookbehind (PCRE1 wants them fixed-length).
+fn mark_variable(depth: &mut [(bool, bool)]) {
+    for g in depth.iter_mut().filter(|g| g.0) {
+        g.1 = true;
+    }
 }
 
 /// `{n}`, `{n,}`, `{n,m}` at the start of `s`: (n, m, length); anything else is a literal brace in PCRE.
@@ -413,7 +428,11 @@ mod tests {
             err("x**"),
             "Regular expression error: pcre_compile() 'nothing to repeat' in expression 'x**' (offset: 2)"
         );
-        assert!(err("(?<=a+)b").contains("pcre_compile()"));
+        assert_eq!(
+            err("(?<=a+)b"),
+            "Regular expression error: pcre_compile() 'lookbehind assertion is not fixed length' in expression '(?<=a+)b' (offset: 6)"
+        );
+        assert_eq!(err("(?<=ab)c|(?<!x{2})d"), "compiled");
     }
 
     #[test]

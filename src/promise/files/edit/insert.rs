@@ -450,3 +450,702 @@ fn insert_line(cx: &mut Ctx, line: &str, location: Option<Id>, prev: Option<Id>,
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::{dry, env, lines, model, shown, text, warn};
+    use super::*;
+
+    const P: &str = "/srv/t/f.txt";
+
+    fn v(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    fn ins(p: &str) -> InsertLines {
+        InsertLines { promiser: p.to_string(), ..Default::default() }
+    }
+
+    fn no_file(_: &str) -> Result<Vec<u8>, ReadError> {
+        Err(ReadError::Os("No such file or directory".to_string()))
+    }
+
+    fn run_env(m: &mut Model, req: &InsertLines, e: &EditEnv) -> OpOut {
+        let mut expand = |s: &str, _: &[Option<String>]| s.replace("$(v)", "VAL");
+        insert_lines(m, req, e, &no_file, &mut expand)
+    }
+
+    fn run(m: &mut Model, req: &InsertLines) -> OpOut {
+        run_env(m, req, &env())
+    }
+
+    fn after(p: &str) -> String {
+        format!("    info: Inserted the promised line '{p}' into '{P}' after locator")
+    }
+
+    fn before(p: &str) -> String {
+        format!("    info: Inserted the promised line '{p}' into '{P}' before locator")
+    }
+
+    fn repaired(p: &str) -> String {
+        format!("    info: insert_lines promise '{p}' repaired")
+    }
+
+    fn loc(re: Option<&str>, ba: Option<&str>, fl: Option<&str>) -> Option<Location> {
+        Some(Location {
+            select_line_matching: re.map(str::to_string),
+            before_after: ba.map(str::to_string),
+            first_last: fl.map(str::to_string),
+        })
+    }
+
+    fn start() -> Option<Location> {
+        loc(None, Some("before"), None)
+    }
+
+    // recorded: cf-agent 3.21.0, policy insert_lines: "c"; file a/b
+    //     info: Inserted the promised line 'c' into '/srv/cfsim-edit/t/t1.txt' after locator
+    //     info: insert_lines promise 'c' repaired
+    #[test]
+    fn appends_at_end_of_file() {
+        let mut m = model("a\nb");
+        let o = run(&mut m, &ins("c"));
+        assert_eq!(text(&m), "a\nb\nc");
+        assert_eq!(shown(&o), vec![after("c"), repaired("c")]);
+        assert_eq!((o.result, o.changed, o.ran), (EditResult::Repaired, true, true));
+    }
+
+    // recorded: cf-agent 3.21.0 -v, insert_lines: "c" on a/b/c
+    //  verbose: Promised chunk 'c' exists within selected region of /srv/cfsim-edit/t/t1.txt
+    //  verbose: No changes done for the insert_lines promise 'c'
+    #[test]
+    fn present_chunk_is_kept() {
+        let mut m = model("a\nb\nc");
+        let o = run(&mut m, &ins("c"));
+        assert_eq!(
+            lines(&o),
+            v(&[
+                &format!(" verbose: Promised chunk 'c' exists within selected region of {P}"),
+                " verbose: No changes done for the insert_lines promise 'c'",
+            ])
+        );
+        // a plain log line, then the end line's record
+        assert_eq!(o.msgs[0].record, None);
+        assert_eq!(o.msgs[1].record, Some(EditResult::Kept));
+        assert_eq!((o.result, o.changed), (EditResult::Kept, false));
+    }
+
+    // recorded: cf-agent 3.21.0, insert_lines: "dup\nx\ndup" into an empty file: all three inserted
+    // (spec §3.4 empty-file case, `p/e7.cf`); the second run is kept
+    #[test]
+    fn empty_file_inserts_duplicates_then_converges() {
+        let mut m = model("");
+        let o = run(&mut m, &ins("dup\nx\ndup"));
+        assert_eq!(text(&m), "dup\nx\ndup");
+        assert_eq!(shown(&o), vec![after("dup"), after("x"), after("dup"), repaired("dup\nx\ndup")]);
+        let o = run(&mut m, &ins("dup\nx\ndup"));
+        assert_eq!(o.result, EditResult::Kept);
+        assert_eq!(text(&m), "dup\nx\ndup");
+    }
+
+    // recorded: cf-agent 3.21.0, the same promise into a file holding `x`: only one dup
+    #[test]
+    fn existing_content_collapses_duplicates() {
+        let mut m = model("x");
+        let o = run(&mut m, &ins("dup\nx\ndup"));
+        assert_eq!(text(&m), "x\ndup");
+        assert_eq!(shown(&o), vec![after("dup"), repaired("dup\nx\ndup")]);
+    }
+
+    // recorded: cf-agent 3.21.0, insert_lines: "m1\nm2\nm3" into a/m2/b → a/m2/b/m1/m3
+    #[test]
+    fn multi_line_skips_present_lines() {
+        let mut m = model("a\nm2\nb");
+        let o = run(&mut m, &ins("m1\nm2\nm3"));
+        assert_eq!(text(&m), "a\nm2\nb\nm1\nm3");
+        assert_eq!(shown(&o), vec![after("m1"), after("m3"), repaired("m1\nm2\nm3")]);
+    }
+
+    // recorded: cf-agent 3.21.0, insert_lines: "p1\np2" location => start (before) into a/b
+    //     info: Prepended the promised line 'p1' to /srv/cfsim-edit/t/i1.txt
+    //     info: Inserted the promised line 'p2' into '/srv/cfsim-edit/t/i1.txt' before locator
+    #[test]
+    fn prepend_without_locator() {
+        let mut m = model("a\nb");
+        let o = run(&mut m, &InsertLines { location: start(), ..ins("p1\np2") });
+        assert_eq!(text(&m), "p1\np2\na\nb");
+        assert_eq!(
+            shown(&o),
+            vec![format!("    info: Prepended the promised line 'p1' to {P}"), before("p2"), repaired("p1\np2")]
+        );
+    }
+
+    // recorded: cf-agent 3.21.0, the same into an empty file
+    //     info: Inserted the promised line 'p1' into '/srv/cfsim-edit/t/i2.txt'
+    //     info: Inserted the promised line 'p2' into '/srv/cfsim-edit/t/i2.txt' before locator
+    #[test]
+    fn before_into_empty_file() {
+        let mut m = model("");
+        let o = run(&mut m, &InsertLines { location: start(), ..ins("p1\np2") });
+        assert_eq!(text(&m), "p1\np2");
+        assert_eq!(
+            shown(&o),
+            vec![format!("    info: Inserted the promised line 'p1' into '{P}'"), before("p2"), repaired("p1\np2")]
+        );
+    }
+
+    // recorded: cf-agent 3.21.0 -v, insert_lines: "p1" location => start on p1/b
+    //  verbose: Promised chunk 'p1' exists within selected region of /srv/cfsim-edit/t/i3.txt (promise kept)
+    #[test]
+    fn before_with_first_line_equal_is_kept() {
+        let mut m = model("p1\nb");
+        let o = run(&mut m, &InsertLines { location: start(), ..ins("p1") });
+        assert_eq!(
+            lines(&o),
+            v(&[
+                &format!(" verbose: Promised chunk 'p1' exists within selected region of {P} (promise kept)"),
+                " verbose: No changes done for the insert_lines promise 'p1'",
+            ])
+        );
+        assert_eq!(o.msgs[0].record, Some(EditResult::Kept));
+    }
+
+    // recorded: cf-agent 3.21.0, select_line_matching => "lo.*" on a/loc/b/loc/c: after the last
+    #[test]
+    fn locator_after_last() {
+        let mut m = model("a\nloc\nb\nloc\nc");
+        let o = run(&mut m, &InsertLines { location: loc(Some("lo.*"), None, None), ..ins("n1\nn2") });
+        assert_eq!(text(&m), "a\nloc\nb\nloc\nn1\nn2\nc");
+        assert_eq!(shown(&o), vec![after("n1"), after("n2"), repaired("n1\nn2")]);
+    }
+
+    // recorded: cf-agent 3.21.0, first_last => "first": after the first locator
+    #[test]
+    fn locator_after_first() {
+        let mut m = model("a\nloc\nb\nloc\nc");
+        run(&mut m, &InsertLines { location: loc(Some("lo.*"), None, Some("first")), ..ins("n1") });
+        assert_eq!(text(&m), "a\nloc\nn1\nb\nloc\nc");
+    }
+
+    // recorded: cf-agent 3.21.0, before_after => "before": before the last locator, in order
+    #[test]
+    fn locator_before_last() {
+        let mut m = model("a\nloc\nb\nloc\nc");
+        let o = run(&mut m, &InsertLines { location: loc(Some("lo.*"), Some("before"), None), ..ins("n1\nn2") });
+        assert_eq!(text(&m), "a\nloc\nb\nn1\nn2\nloc\nc");
+        assert_eq!(shown(&o), vec![before("n1"), before("n2"), repaired("n1\nn2")]);
+    }
+
+    // recorded: cf-agent 3.21.0, before the first locator which is line 1: a prepend, then before
+    //     info: Prepended the promised line 'n1' to /srv/cfsim-edit/t/i7.txt
+    //     info: Inserted the promised line 'n2' into '/srv/cfsim-edit/t/i7.txt' before locator
+    #[test]
+    fn locator_before_first_line() {
+        let mut m = model("loc\nb\nloc\nc");
+        let o = run(
+            &mut m,
+            &InsertLines { location: loc(Some("lo.*"), Some("before"), Some("first")), ..ins("n1\nn2") },
+        );
+        assert_eq!(text(&m), "n1\nn2\nloc\nb\nloc\nc");
+        assert_eq!(
+            shown(&o),
+            vec![format!("    info: Prepended the promised line 'n1' to {P}"), before("n2"), repaired("n1\nn2")]
+        );
+    }
+
+    // recorded: cf-agent 3.21.0, locator not found: the error only (no end line), failed classes,
+    // once per run (after the lock)
+    //    error: The promised line insertion 'n1' could not select a locator matching regex 'zz.*' in '…'
+    #[test]
+    fn locator_not_found() {
+        let mut m = model("a\nb");
+        let o = run(&mut m, &InsertLines { location: loc(Some("zz.*"), None, None), ..ins("n1") });
+        assert_eq!(
+            lines(&o),
+            vec![format!(
+                "   error: The promised line insertion 'n1' could not select a locator matching regex 'zz.*' in '{P}'"
+            )]
+        );
+        assert_eq!(o.msgs[0].record, Some(EditResult::Interrupted));
+        assert_eq!((o.result, o.ran), (EditResult::Interrupted, true));
+        assert_eq!(text(&m), "a\nb");
+    }
+
+    // recorded: cf-agent 3.21.0, locator "a(b" on a(b/x: the literal line is the locator; the regex
+    // error is logged for the other line
+    #[test]
+    fn bad_locator_regex_matches_literally() {
+        let mut m = model("a(b\nx");
+        let o = run(&mut m, &InsertLines { location: loc(Some("a(b"), None, None), ..ins("q") });
+        assert_eq!(text(&m), "a(b\nq\nx");
+        assert_eq!(
+            shown(&o)[0],
+            "   error: Regular expression error: pcre_compile() 'missing )' in expression 'a(b' (offset: 3)"
+        );
+    }
+
+    // recorded: cf-agent 3.21.0, preserve_block "line1\nline2\nline3" on line1/x/line2/line3: all
+    // three re-appended (present only non-contiguously)
+    #[test]
+    fn preserve_block_non_contiguous_is_reinserted() {
+        let mut m = model("line1\nx\nline2\nline3");
+        let req = InsertLines { insert_type: "preserve_block".into(), ..ins("line1\nline2\nline3") };
+        let o = run(&mut m, &req);
+        assert_eq!(text(&m), "line1\nx\nline2\nline3\nline1\nline2\nline3");
+        assert_eq!(
+            shown(&o),
+            vec![after("line1"), after("line2"), after("line3"), repaired("line1\nline2\nline3")]
+        );
+    }
+
+    // recorded: cf-agent 3.21.0, preserve_block present contiguously in the middle: kept
+    #[test]
+    fn preserve_block_contiguous_is_kept() {
+        let mut m = model("a\nline1\nline2\nb");
+        let req = InsertLines { insert_type: "preserve_block".into(), ..ins("line1\nline2") };
+        let o = run(&mut m, &req);
+        assert_eq!(o.result, EditResult::Kept);
+        assert_eq!(text(&m), "a\nline1\nline2\nb");
+    }
+
+    // recorded: cf-agent 3.21.0, preserve_block "d\nd" into an empty file: both
+    #[test]
+    fn preserve_block_into_empty_file() {
+        let mut m = model("");
+        run(&mut m, &InsertLines { insert_type: "preserve_block".into(), ..ins("d\nd") });
+        assert_eq!(text(&m), "d\nd");
+    }
+
+    // recorded: cf-agent 3.21.0, preserve_all_lines "x\nx" on a/x → a/x/x/x
+    #[test]
+    fn preserve_all_lines_inserts_duplicates() {
+        let mut m = model("a\nx");
+        let o = run(&mut m, &InsertLines { insert_type: "preserve_all_lines".into(), ..ins("x\nx") });
+        assert_eq!(text(&m), "a\nx\nx\nx");
+        assert_eq!(shown(&o), vec![after("x"), after("x"), repaired("x\nx")]);
+    }
+
+    // recorded: cf-agent 3.21.0, neighbour test: a line just after the locator counts as present even
+    // outside the region ("[t]" after "loc" in [s]/loc/[t] is kept), but not for preserve_all_lines
+    #[test]
+    fn neighbour_check() {
+        let region = Some(Region {
+            select_start: Some(r"\[s\]".into()),
+            select_end: Some(r"\[t\]".into()),
+            ..Default::default()
+        });
+        let req = InsertLines { region, location: loc(Some("loc"), None, None), ..ins("[t]") };
+        let mut m = model("[s]\nloc\n[t]");
+        let o = run(&mut m, &req);
+        assert_eq!(text(&m), "[s]\nloc\n[t]");
+        assert_eq!(
+            lines(&o),
+            v(&[
+                &format!(" verbose: Promised line '[t]' exists after locator in '{P}'"),
+                " verbose: No changes done for the insert_lines promise '[t]'",
+            ])
+        );
+        let all = InsertLines { insert_type: "preserve_all_lines".into(), ..req.clone() };
+        run(&mut m, &all);
+        assert_eq!(text(&m), "[s]\nloc\n[t]\n[t]");
+        // recorded: also for preserve_all_lines after a plain locator (loc/x/z → loc/x/x/z)
+        let mut m = model("loc\nx\nz");
+        run(&mut m, &InsertLines { insert_type: "preserve_all_lines".into(), location: loc(Some("loc"), None, None), ..ins("x") });
+        assert_eq!(text(&m), "loc\nx\nx\nz");
+    }
+
+    // recorded: cf-agent 3.21.0, insert_type => "string" behaves as literal ("a\nb" on a → a/b)
+    #[test]
+    fn string_type_is_literal() {
+        let mut m = model("a");
+        let o = run(&mut m, &InsertLines { insert_type: "string".into(), ..ins("a\nb") });
+        assert_eq!(text(&m), "a\nb");
+        assert_eq!(shown(&o), vec![after("b"), repaired("a\nb")]);
+    }
+
+    // recorded: cf-agent 3.21.0, whitespace_policy on `  lead` / `key    =   value`: "lead"
+    // (ignore_leading) and "key = value" (ignore_embedded) kept, "  key    =   value  " inserted
+    #[test]
+    fn whitespace_policy() {
+        let mut m = model("  lead\nkey    =   value");
+        let lead = InsertLines { whitespace_policy: v(&["ignore_leading"]), ..ins("lead") };
+        assert_eq!(run(&mut m, &lead).result, EditResult::Kept);
+        let emb = InsertLines { whitespace_policy: v(&["ignore_embedded"]), ..ins("key = value") };
+        assert_eq!(run(&mut m, &emb).result, EditResult::Kept);
+        let emb2 = InsertLines { whitespace_policy: v(&["ignore_embedded"]), ..ins("  key    =   value  ") };
+        let o = run(&mut m, &emb2);
+        assert_eq!(shown(&o), vec![after("  key    =   value  "), repaired("  key    =   value  ")]);
+        assert_eq!(text(&m), "  lead\nkey    =   value\n  key    =   value  ");
+    }
+
+    // recorded: cf-agent 3.21.0, ignore_trailing: "a.b" kept against `a.b   `, "a*b" inserted;
+    // {"ignore_leading","ignore_trailing"}: "a" kept against `  a  `, " b" (ignore_leading) inserted
+    #[test]
+    fn whitespace_policy_trailing_and_both() {
+        let mut m = model("a.b   \nx");
+        let t = |p: &str| InsertLines { whitespace_policy: v(&["ignore_trailing"]), ..ins(p) };
+        assert_eq!(run(&mut m, &t("a.b")).result, EditResult::Kept);
+        assert_eq!(run(&mut m, &t("a*b")).result, EditResult::Repaired);
+        assert_eq!(text(&m), "a.b   \nx\na*b");
+        let mut m = model("  a  ");
+        let both = InsertLines { whitespace_policy: v(&["ignore_leading", "ignore_trailing"]), ..ins("a") };
+        assert_eq!(run(&mut m, &both).result, EditResult::Kept);
+        let lead = InsertLines { whitespace_policy: v(&["ignore_leading"]), ..ins(" b") };
+        assert_eq!(run(&mut m, &lead).result, EditResult::Repaired);
+        assert_eq!(text(&m), "  a  \n b");
+    }
+
+    // recorded: cf-agent 3.21.0, whitespace_policy => {"exact_match", "ignore_leading"}: per pass
+    //    error: Line insertion selection promise is meaningless - cannot mix exact_match with other ignore whitespace options
+    //    error: The promised line insertion 'b' breaks its own promises
+    #[test]
+    fn sanity_exact_and_ignore() {
+        let mut m = model("a");
+        let req = InsertLines { whitespace_policy: v(&["exact_match", "ignore_leading"]), ..ins("b") };
+        let want = v(&[
+            "   error: Line insertion selection promise is meaningless - cannot mix exact_match with other ignore whitespace options",
+            "   error: The promised line insertion 'b' breaks its own promises",
+        ]);
+        let o = run(&mut m, &req);
+        assert_eq!(lines(&o), want);
+        assert_eq!((o.result, o.ran), (EditResult::Interrupted, false));
+        // printed again in later passes (before the lock)
+        let again = EditEnv { already_ran: true, ..env() };
+        assert_eq!(lines(&run_env(&mut m, &req, &again)), want);
+        assert_eq!(text(&m), "a");
+    }
+
+    // recorded: cf-agent 3.21.0, preserve_block with whitespace_policy => {"ignore_leading"}
+    //    error: Line insertion should not use whitespace policy with preserve_block
+    //    error: The promised line insertion 'b' breaks its own promises
+    #[test]
+    fn sanity_preserve_block_with_policy() {
+        let mut m = model("a");
+        let req = InsertLines {
+            insert_type: "preserve_block".into(),
+            whitespace_policy: v(&["ignore_leading"]),
+            ..ins("b")
+        };
+        assert_eq!(
+            lines(&run(&mut m, &req)),
+            v(&[
+                "   error: Line insertion should not use whitespace policy with preserve_block",
+                "   error: The promised line insertion 'b' breaks its own promises",
+            ])
+        );
+    }
+
+    fn sel(f: impl Fn(&mut SelectLists)) -> SelectLists {
+        let mut s = SelectLists::default();
+        f(&mut s);
+        s
+    }
+
+    // recorded: cf-agent 3.21.0, insert_select on "ab1\ncd2\nab3" / "ab1\ncd2\nabc3" into x
+    #[test]
+    fn insert_select_lists() {
+        let cases: Vec<(&str, SelectLists, &str)> = vec![
+            ("ab1\ncd2\nab3", sel(|s| s.startwith = v(&["ab", "zz"])), "x\nab1\nab3"),
+            ("ab1\ncd2\nab3", sel(|s| s.not_startwith = v(&["ab"])), "x\ncd2"),
+            ("ab1\ncd2\nabc3", sel(|s| s.matching = v(&["ab.", "c"])), "x\nab1"),
+            ("ab1\ncd2\nabc3", sel(|s| s.not_matching = v(&["ab."])), "x\ncd2\nabc3"),
+            ("ab1\ncd2\nabc3", sel(|s| s.contains = v(&["c"])), "x\ncd2\nabc3"),
+            ("ab1\ncd2\nabc3", sel(|s| s.not_contains = v(&["c"])), "x\nab1"),
+            // two positive lists: startwith decides
+            ("ab1\ncd2", sel(|s| { s.contains = v(&["c"]); s.startwith = v(&["a"]) }), "x\nab1"),
+        ];
+        for (p, s, want) in cases {
+            let mut m = model("x");
+            run(&mut m, &InsertLines { insert_select: s, ..ins(p) });
+            assert_eq!(text(&m), want, "{p}");
+        }
+        // every line filtered out: kept
+        let mut m = model("x");
+        let o = run(&mut m, &InsertLines { insert_select: sel(|s| s.contains = v(&["zz"])), ..ins("ab1") });
+        assert_eq!(o.result, EditResult::Kept);
+    }
+
+    // recorded: cf-agent 3.21.0, two negative lists / positive and negative (each pass, failed)
+    #[test]
+    fn insert_select_sanity() {
+        let mut m = model("x");
+        let two = sel(|s| {
+            s.not_contains = v(&["c"]);
+            s.not_matching = v(&["c"])
+        });
+        assert_eq!(
+            lines(&run(&mut m, &InsertLines { insert_select: two, ..ins("ab1") })),
+            v(&[
+                "   error: Line insertion selection promise is meaningless - the alternatives are mutually exclusive (only one is allowed)",
+                "   error: The promised line insertion 'ab1' breaks its own promises",
+            ])
+        );
+        let mixed = sel(|s| {
+            s.contains = v(&["c"]);
+            s.not_matching = v(&["c"])
+        });
+        assert_eq!(
+            lines(&run(&mut m, &InsertLines { insert_select: mixed, ..ins("ab1") })),
+            v(&[
+                "   error: Line insertion selection promise is meaningless - cannot mix positive and negative constraints",
+                "   error: The promised line insertion 'ab1' breaks its own promises",
+            ])
+        );
+    }
+
+    fn src(_: &str) -> Result<Vec<u8>, ReadError> {
+        Ok(b"f1\n$(v)\nf2\n".to_vec())
+    }
+
+    fn run_file(m: &mut Model, req: &InsertLines) -> OpOut {
+        let mut expand = |s: &str, _: &[Option<String>]| s.replace("$(v)", "VAL");
+        insert_lines(m, req, &env(), &src, &mut expand)
+    }
+
+    // recorded: cf-agent 3.21.0, insert_type => "file" with src.txt = f1/$(v)/f2 (v = "VAL"):
+    // on x/f2 → x/f2/f1/$(v); with expand_scalars on x → x/f1/VAL/f2
+    #[test]
+    fn insert_file() {
+        let mut m = model("x\nf2");
+        let req = InsertLines { insert_type: "file".into(), ..ins("/srv/src.txt") };
+        let o = run_file(&mut m, &req);
+        assert_eq!(text(&m), "x\nf2\nf1\n$(v)");
+        assert_eq!(shown(&o), vec![after("f1"), after("$(v)"), repaired("/srv/src.txt")]);
+        let mut m = model("x");
+        let exp = InsertLines { expand_scalars: true, ..req.clone() };
+        let o = run_file(&mut m, &exp);
+        assert_eq!(text(&m), "x\nf1\nVAL\nf2");
+        assert_eq!(shown(&o), vec![after("f1"), after("VAL"), after("f2"), repaired("/srv/src.txt")]);
+        // into an empty file, in order
+        let mut m = model("");
+        run_file(&mut m, &req);
+        assert_eq!(text(&m), "f1\n$(v)\nf2");
+    }
+
+    // recorded: cf-agent 3.21.0, file_preserve_block on f1/x → f1/x/f1/$(v)/f2
+    #[test]
+    fn insert_file_preserve_block() {
+        let mut m = model("f1\nx");
+        run_file(&mut m, &InsertLines { insert_type: "file_preserve_block".into(), ..ins("/srv/src.txt") });
+        assert_eq!(text(&m), "f1\nx\nf1\n$(v)\nf2");
+    }
+
+    // recorded: cf-agent 3.21.0, a missing file and a directory
+    //    error: Could not read file '/srv/cfsim-edit/nonexist.txt'. (fopen: No such file or directory)
+    //    error: Errors encountered when actuating insert_lines promise '/srv/cfsim-edit/nonexist.txt'
+    //    error: Could not insert lines from a directory '/srv/cfsim-edit/adir'
+    #[test]
+    fn insert_file_errors() {
+        let mut m = model("x");
+        let req = InsertLines { insert_type: "file".into(), ..ins("/srv/nonexist.txt") };
+        let o = run(&mut m, &req);
+        assert_eq!(
+            shown(&o),
+            v(&[
+                "   error: Could not read file '/srv/nonexist.txt'. (fopen: No such file or directory)",
+                "   error: Errors encountered when actuating insert_lines promise '/srv/nonexist.txt'",
+            ])
+        );
+        assert_eq!(o.result, EditResult::Interrupted);
+        let dir = |_: &str| Err(ReadError::IsDirectory);
+        let mut expand = |s: &str, _: &[Option<String>]| s.to_string();
+        let o = insert_lines(&mut m, &InsertLines { promiser: "/srv/adir".into(), ..req }, &env(), &dir, &mut expand);
+        assert_eq!(
+            shown(&o),
+            v(&[
+                "   error: Could not insert lines from a directory '/srv/adir'",
+                "   error: Errors encountered when actuating insert_lines promise '/srv/adir'",
+            ])
+        );
+    }
+
+    fn region(start: &str, end: Option<&str>, eof: Option<bool>) -> Option<Region> {
+        Some(Region {
+            select_start: Some(start.into()),
+            select_end: end.map(str::to_string),
+            select_end_match_eof: eof,
+            ..Default::default()
+        })
+    }
+
+    // recorded: cf-agent 3.21.0, select_region [s]..[.*]: new=1 lands before the end delimiter, even when
+    // present outside the region
+    #[test]
+    fn region_insert() {
+        let mut m = model("a\n[s]\nk=1\n[t]\nz");
+        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), ..ins("new=1") };
+        let o = run(&mut m, &req);
+        assert_eq!(text(&m), "a\n[s]\nk=1\nnew=1\n[t]\nz");
+        assert_eq!(shown(&o), vec![after("new=1"), repaired("new=1")]);
+        let mut m = model("new=1\n[s]\nk=1\n[t]\nnew=1");
+        run(&mut m, &req);
+        assert_eq!(text(&m), "new=1\n[s]\nk=1\nnew=1\n[t]\nnew=1");
+        // an empty region
+        let mut m = model("a\n[s]\n[t]\nz");
+        run(&mut m, &req);
+        assert_eq!(text(&m), "a\n[s]\nnew=1\n[t]\nz");
+        // include_* change nothing for inserts
+        let mut inc = req.clone();
+        if let Some(r) = inc.region.as_mut() {
+            r.include_start = true;
+            r.include_end = true;
+        }
+        let mut m = model("a\n[s]\nk=1\n[t]\nz");
+        run(&mut m, &inc);
+        assert_eq!(text(&m), "a\n[s]\nk=1\nnew=1\n[t]\nz");
+    }
+
+    // recorded: cf-agent 3.21.0, a line equal to the start delimiter counts as present in the region
+    #[test]
+    fn region_scan_includes_start_delimiter() {
+        let mut m = model("a\n[s]\nk=1\n[t]\nz");
+        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), ..ins("[s]") };
+        assert_eq!(run(&mut m, &req).result, EditResult::Kept);
+    }
+
+    // recorded: cf-agent 3.21.0, region + location => start: prepended to the FILE (spec §3.4 says region)
+    //     info: Prepended the promised line 'new=1' to /srv/cfsim-edit/t/r7.txt
+    #[test]
+    fn region_before_prepends_to_file() {
+        let mut m = model("a\n[s]\nk=1\n[t]\nz");
+        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), location: start(), ..ins("new=1") };
+        let o = run(&mut m, &req);
+        assert_eq!(text(&m), "new=1\na\n[s]\nk=1\n[t]\nz");
+        assert_eq!(shown(&o)[0], format!("    info: Prepended the promised line 'new=1' to {P}"));
+    }
+
+    // recorded: cf-agent 3.21.0, region errors (each pass, failed classes, no end line)
+    //    error: The promised line insertion 'new=1' could not select an edit region in '…'
+    //    error: The promised end pattern '\[.*\]' was not found when selecting region to insert in '…'
+    #[test]
+    fn region_errors() {
+        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), ..ins("new=1") };
+        let mut m = model("a\n[t]");
+        let o = run(&mut m, &req);
+        assert_eq!(
+            shown(&o),
+            vec![format!("   error: The promised line insertion 'new=1' could not select an edit region in '{P}'")]
+        );
+        assert_eq!((o.result, o.ran), (EditResult::Interrupted, false));
+        let mut m = model("a\n[s]\nk=1");
+        let o = run(&mut m, &req);
+        assert_eq!(
+            shown(&o),
+            vec![format!(r"   error: The promised end pattern '\[.*\]' was not found when selecting region to insert in '{P}'")]
+        );
+        // with select_end_match_eof the region runs to the end of the file
+        let eof = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), Some(true)), ..ins("new=1") };
+        run(&mut m, &eof);
+        assert_eq!(text(&m), "a\n[s]\nk=1\nnew=1");
+        // the start on the last line: no region even with eof
+        let mut m = model("a\n[s]");
+        let o = run(&mut m, &eof);
+        assert_eq!(o.result, EditResult::Interrupted);
+        assert_eq!(text(&m), "a\n[s]");
+        // no select_end: to the end of the file
+        let mut m = model("a\n[s]\nk=1\n[t]\nz");
+        run(&mut m, &InsertLines { region: region(r"\[s\]", None, None), ..ins("new=1") });
+        assert_eq!(text(&m), "a\n[s]\nk=1\n[t]\nz\nnew=1");
+    }
+
+    // recorded: cf-agent 3.21.0 -n: "x\ny" into a / with location => start / into an empty file / before
+    // a locator / "x\nx" into an empty file
+    #[test]
+    fn dry_run_messages() {
+        let mut m = model("a");
+        let o = run_env(&mut m, &ins("x\ny"), &dry());
+        assert_eq!(
+            shown(&o),
+            v(&[
+                &format!(" warning: Should insert line 'x' into '{P}' after locator"),
+                &format!(" warning: Should insert line 'y' into '{P}' after locator"),
+                " warning: Warnings encountered when actuating insert_lines promise 'x\ny'",
+            ])
+        );
+        assert_eq!((o.result, o.changed), (EditResult::Warn, false));
+        assert_eq!(text(&m), "a");
+        let o = run_env(&mut m, &InsertLines { location: start(), ..ins("x\ny") }, &dry());
+        assert_eq!(
+            shown(&o)[..2],
+            v(&[
+                &format!(" warning: Should prepend promised line 'x' to '{P}'"),
+                &format!(" warning: Should insert line 'y' into '{P}' before locator"),
+            ])[..]
+        );
+        let mut e = model("");
+        let o = run_env(&mut e, &InsertLines { location: start(), ..ins("x\ny") }, &dry());
+        assert_eq!(
+            shown(&o)[..2],
+            v(&[
+                &format!(" warning: Should insert promised line 'x' into '{P}'"),
+                &format!(" warning: Should insert promised line 'y' into '{P}'"),
+            ])[..]
+        );
+        let mut l = model("a\nloc");
+        let o = run_env(&mut l, &InsertLines { location: loc(Some("loc"), Some("before"), None), ..ins("x") }, &dry());
+        assert_eq!(shown(&o)[0], format!(" warning: Should insert line 'x' into '{P}' before locator"));
+        let o = run_env(&mut e, &ins("x\nx"), &dry());
+        assert_eq!(shown(&o).len(), 3);
+    }
+
+    // recorded: cf-agent 3.21.0, action_policy => "warn":
+    //  warning: Should insert line 'x' into '/srv/cfsim-edit/t/n1.txt' after locator, but only warning promised
+    //  warning: Should prepend promised line 'x' to '/srv/cfsim-edit/t/n2.txt', but only warning promised
+    #[test]
+    fn warn_only_messages() {
+        let mut m = model("a");
+        let o = run_env(&mut m, &ins("x\ny"), &warn());
+        assert_eq!(
+            shown(&o),
+            v(&[
+                &format!(" warning: Should insert line 'x' into '{P}' after locator, but only warning promised"),
+                &format!(" warning: Should insert line 'y' into '{P}' after locator, but only warning promised"),
+                " warning: Warnings encountered when actuating insert_lines promise 'x\ny'",
+            ])
+        );
+        let o = run_env(&mut m, &InsertLines { location: start(), ..ins("x") }, &warn());
+        assert_eq!(
+            shown(&o)[0],
+            format!(" warning: Should prepend promised line 'x' to '{P}', but only warning promised")
+        );
+        assert_eq!(o.msgs[0].record, Some(EditResult::Warn));
+    }
+
+    // recorded: cf-agent 3.21.0, a promiser ending in a newline inserts an empty line (a → a/b/''),
+    // and an empty line already in the region counts as present ('' /q → ''/q/z for "z\n")
+    #[test]
+    fn trailing_newline_promiser() {
+        let mut m = model("a");
+        let o = run(&mut m, &ins("b\n"));
+        assert_eq!(m.lines, v(&["a", "b", ""]));
+        assert_eq!(shown(&o), vec![after("b"), after(""), repaired("b\n")]);
+        assert_eq!(run(&mut m, &ins("b\n")).result, EditResult::Kept);
+        let mut m = model("\nq");
+        run(&mut m, &ins("z\n"));
+        assert_eq!(m.lines, v(&["", "q", "z"]));
+    }
+
+    // recorded: cf-agent 3.21.0 -v, kept lines of a chunk present line by line (quoted file name, a
+    // record each) and of a line found after its locator
+    //  verbose: Promised chunk 'c\na' exists within selected region of '/srv/cfsim-edit/t/va1.txt'  (twice)
+    #[test]
+    fn kept_lines_per_line() {
+        let mut m = model("a\nb\nloc\nc");
+        let o = run(&mut m, &ins("c\na"));
+        let quoted = format!(" verbose: Promised chunk 'c\na' exists within selected region of '{P}'");
+        assert_eq!(
+            lines(&o),
+            v(&[&quoted, &quoted, " verbose: No changes done for the insert_lines promise 'c\na'"])
+        );
+        assert!(o.msgs.iter().all(|m| m.record == Some(EditResult::Kept)));
+    }
+
+    #[test]
+    fn already_ran_is_skipped_silently() {
+        let mut m = model("a");
+        let o = run_env(&mut m, &ins("b"), &EditEnv { already_ran: true, ..env() });
+        assert!(o.msgs.is_empty());
+        assert_eq!((o.result, o.ran, o.changed), (EditResult::Skipped, false, false));
+        assert_eq!(text(&m), "a");
+    }
+}

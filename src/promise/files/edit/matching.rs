@@ -146,11 +146,11 @@ fn ignore_leading(s: &str) -> String {
     format!("\\s*{}", s.trim_start_matches(is_c_space))
 }
 
-/// `ignore_trailing`: trailing whitespace becomes `\s*` (the agent's "already ends so" test looks one
-/// character too early, so it practically always applies).
+/// `ignore_trailing`: trailing whitespace becomes `\s*` (unless it already ends so). Recorded on
+/// 3.21.0: `{"ignore_leading", "ignore_trailing"}` makes `a` match `  a  `, so the agent's end test is
+/// not the older source's off-by-one one (which would have left `\s*a` alone).
 fn ignore_trailing(s: &str) -> String {
-    let b = s.as_bytes();
-    if b.len() >= 4 && &b[b.len() - 4..b.len() - 1] == b"\\s*" {
+    if s.ends_with("\\s*") {
         return s.to_string();
     }
     let mut t: Vec<char> = s.chars().collect();
