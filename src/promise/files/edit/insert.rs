@@ -7,8 +7,8 @@
 //! go is kept; otherwise each line is inserted unless it exists anywhere in the region (scanned from the
 //! region's first line as it was **before** this promise — so into an empty file every line goes in,
 //! duplicates included, and lines prepended by this promise are not seen) or is the neighbour of the
-//! insertion point. preserve_block / preserve_all_lines / file_preserve_block skip the per-line test;
-//! preserve_all_lines also skips the chunk test and the neighbour test.
+//! insertion point. preserve_block / preserve_all_lines / file_preserve_block skip the per-line and the
+//! neighbour test; preserve_all_lines also skips the chunk test.
 
 use super::list::{Id, Lines};
 use super::matching::{is_item_in_region, match_policy, match_region, select_line};
@@ -399,9 +399,9 @@ fn neighbour_matches(cx: &Ctx, location: Option<Id>, line: &str, before: bool, o
 /// `InsertLineAtLocation`: one line.
 fn insert_line(cx: &mut Ctx, line: &str, location: Option<Id>, prev: Option<Id>, out: &mut Out) -> bool {
     let filename = out.env.filename;
-    // recorded: preserve_all_lines skips the neighbour test too (3.21; the older source only skipped it
-    // for preserve_block)
-    let skip_neighbour = matches!(cx.ty(), "preserve_block" | "preserve_all_lines");
+    // recorded: preserve_all_lines and file_preserve_block skip the neighbour test too (3.21; the older
+    // source only skipped it for preserve_block)
+    let skip_neighbour = matches!(cx.ty(), "preserve_block" | "preserve_all_lines" | "file_preserve_block");
     if prev.is_none() && cx.before {
         let Some(head) = cx.lines.head() else {
             if !out.making_changes(&format!("insert promised line '{line}' into '{filename}'")) {
@@ -928,6 +928,23 @@ mod tests {
         let mut m = model("f1\nx");
         run_file(&mut m, &InsertLines { insert_type: "file_preserve_block".into(), ..ins("/srv/src.txt") });
         assert_eq!(text(&m), "f1\nx\nf1\n$(v)\nf2");
+    }
+
+    // recorded: cf-agent 3.21.0, file_preserve_block with src3.txt = x after locator loc on loc/x/z:
+    // no neighbour test → loc/x/x/z
+    #[test]
+    fn insert_file_preserve_block_skips_neighbour() {
+        let mut m = model("loc\nx\nz");
+        let one = |_: &str| Ok(b"x\n".to_vec());
+        let mut expand = |s: &str, _: &[Option<String>]| s.to_string();
+        let req = InsertLines {
+            insert_type: "file_preserve_block".into(),
+            location: loc(Some("loc"), None, None),
+            ..ins("/srv/src3.txt")
+        };
+        let o = insert_lines(&mut m, &req, &env(), &one, &mut expand);
+        assert_eq!(text(&m), "loc\nx\nx\nz");
+        assert_eq!(shown(&o), vec![after("x"), repaired("/srv/src3.txt")]);
     }
 
     // recorded: cf-agent 3.21.0, a missing file and a directory
