@@ -79,14 +79,22 @@ pub fn compile(pattern: &str) -> Result<Arc<Regex>, Error> {
 
 fn compile_uncached(pattern: &str) -> Result<Arc<Regex>, Error> {
     if let Some((message, offset)) = pcre_syntax_error(pattern) {
-        return Err(Error { pattern: pattern.to_string(), message: message.to_string(), offset });
+        return Err(Error {
+            pattern: pattern.to_string(),
+            message: message.to_string(),
+            offset,
+        });
     }
     fancy_regex::RegexBuilder::new(pattern)
         .multi_line(true)
         .dot_matches_new_line(true)
         .build()
         .map(|inner| Arc::new(Regex { inner }))
-        .map_err(|e| Error { pattern: pattern.to_string(), message: fancy_message(&e), offset: 0 })
+        .map_err(|e| Error {
+            pattern: pattern.to_string(),
+            message: fancy_message(&e),
+            offset: 0,
+        })
 }
 
 fn fancy_message(e: &fancy_regex::Error) -> String {
@@ -115,7 +123,10 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
                     return Some(("\\ at end of pattern", b.len()));
                 }
                 if b[i + 1] == b'k' && !matches!(b.get(i + 2), Some(b'{' | b'<' | b'\'')) {
-                    return Some(("\\k is not followed by a braced, angle-bracketed, or quoted name", i + 1));
+                    return Some((
+                        "\\k is not followed by a braced, angle-bracketed, or quoted name",
+                        i + 1,
+                    ));
                 }
                 i += 2;
                 repeatable = true;
@@ -150,7 +161,11 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
                             closed = true;
                             break;
                         }
-                        b'-' if prev.is_some() && i + 1 < b.len() && b[i + 1] != b']' && b[i + 1] != b'\\' => {
+                        b'-' if prev.is_some()
+                            && i + 1 < b.len()
+                            && b[i + 1] != b']'
+                            && b[i + 1] != b'\\' =>
+                        {
                             let lo = prev.unwrap_or(0);
                             let hi = b[i + 1];
                             if hi < lo {
@@ -178,7 +193,18 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
                     let next = b.get(i + 2).copied();
                     let known = matches!(
                         next,
-                        Some(b':' | b'=' | b'!' | b'<' | b'>' | b'|' | b'#' | b'P' | b'\'' | b'-' | b')')
+                        Some(
+                            b':' | b'='
+                                | b'!'
+                                | b'<'
+                                | b'>'
+                                | b'|'
+                                | b'#'
+                                | b'P'
+                                | b'\''
+                                | b'-'
+                                | b')'
+                        )
                     ) || next.is_some_and(|n| b"imsxJUX".contains(&n));
                     if !known {
                         return Some(("unrecognized character after (? or (?-", i + 2));
@@ -194,7 +220,9 @@ fn pcre_syntax_error(p: &str) -> Option<(&'static str, usize)> {
             b')' => {
                 match depth.pop() {
                     None => return Some(("unmatched parentheses", i)),
-                    Some((true, true)) => return Some(("lookbehind assertion is not fixed length", i)),
+                    Some((true, true)) => {
+                        return Some(("lookbehind assertion is not fixed length", i))
+                    }
                     Some(_) => {}
                 }
                 repeatable = true;
@@ -302,11 +330,24 @@ impl Regex {
             _ => return None,
         };
         let whole = caps.get(0)?;
-        let last = (0..caps.len()).rev().find(|&i| caps.get(i).is_some()).unwrap_or(0);
+        let last = (0..caps.len())
+            .rev()
+            .find(|&i| caps.get(i).is_some())
+            .unwrap_or(0);
         let groups = (0..=last)
-            .map(|i| Some(caps.get(i).map(|m| m.as_str().to_string()).unwrap_or_default()))
+            .map(|i| {
+                Some(
+                    caps.get(i)
+                        .map(|m| m.as_str().to_string())
+                        .unwrap_or_default(),
+                )
+            })
             .collect();
-        Some(Captures { start: whole.start(), end: whole.end(), groups })
+        Some(Captures {
+            start: whole.start(),
+            end: whole.end(),
+            groups,
+        })
     }
 
     /// Spec §3.3 on a compiled regex: the first match spans the whole string.
@@ -369,13 +410,24 @@ mod tests {
         let groups = c.map(|c| c.groups);
         assert_eq!(
             groups,
-            Some(vec![Some("k=v".to_string()), Some("k".to_string()), Some("v".to_string())])
+            Some(vec![
+                Some("k=v".to_string()),
+                Some("k".to_string()),
+                Some("v".to_string())
+            ])
         );
         // a trailing group that did not take part is not defined; one in between is ""
         let c = captures("(a)|(b)", "a").ok().flatten().map(|c| c.groups);
         assert_eq!(c, Some(vec![Some("a".to_string()), Some("a".to_string())]));
         let c = captures("(x)?(b)", "b").ok().flatten().map(|c| c.groups);
-        assert_eq!(c, Some(vec![Some("b".to_string()), Some(String::new()), Some("b".to_string())]));
+        assert_eq!(
+            c,
+            Some(vec![
+                Some("b".to_string()),
+                Some(String::new()),
+                Some("b".to_string())
+            ])
+        );
     }
 
     #[test]

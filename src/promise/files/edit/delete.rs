@@ -32,7 +32,10 @@ pub fn delete_lines(model: &mut Model, req: &DeleteLines, env: &EditEnv) -> OpOu
         );
     }
 
-    let mut bounds = Bounds { begin: None, end: None };
+    let mut bounds = Bounds {
+        begin: None,
+        end: None,
+    };
     if let Some(r) = &req.region {
         match region::select(&lines, r, &mut out) {
             None => {
@@ -89,9 +92,16 @@ pub fn delete_lines(model: &mut Model, req: &DeleteLines, env: &EditEnv) -> OpOu
             break;
         }
         let m = match_region(&lines, p, Some(id), terminator, true, &mut out);
-        let matches = if req.not_matching { usize::from(m == 0) } else { m };
+        let matches = if req.not_matching {
+            usize::from(m == 0)
+        } else {
+            m
+        };
         if matches > 0 {
-            out.log(LogLevel::Verbose, format!("Multi-line region ({matches} lines) matched text in the file"));
+            out.log(
+                LogLevel::Verbose,
+                format!("Multi-line region ({matches} lines) matched text in the file"),
+            );
         }
         if !select_line(lines.text(id), &req.delete_select, &mut out) {
             ip = lines.next(id);
@@ -101,7 +111,10 @@ pub fn delete_lines(model: &mut Model, req: &DeleteLines, env: &EditEnv) -> OpOu
             ip = lines.next(id);
             continue;
         }
-        out.log(LogLevel::Verbose, format!("Delete chunk of {matches} lines"));
+        out.log(
+            LogLevel::Verbose,
+            format!("Delete chunk of {matches} lines"),
+        );
         let text = lines.text(id).to_string();
         if !out.making_changes(&format!("delete line '{text}' from {filename}")) {
             noedits = false;
@@ -111,7 +124,10 @@ pub fn delete_lines(model: &mut Model, req: &DeleteLines, env: &EditEnv) -> OpOu
         let mut cur = Some(id);
         for i in 1..=matches {
             let Some(c) = cur else { break };
-            out.change(format!("Deleted the promised line {i} '{}' from {filename}", lines.text(c)));
+            out.change(format!(
+                "Deleted the promised line {i} '{}' from {filename}",
+                lines.text(c)
+            ));
             noedits = false;
             let next = lines.next(c);
             lines.remove(c);
@@ -137,7 +153,10 @@ mod tests {
     use super::*;
 
     fn del(p: &str) -> DeleteLines {
-        DeleteLines { promiser: p.to_string(), ..Default::default() }
+        DeleteLines {
+            promiser: p.to_string(),
+            ..Default::default()
+        }
     }
 
     fn region(start: &str, end: &str, inc_start: bool, inc_end: bool) -> Option<Region> {
@@ -218,7 +237,10 @@ mod tests {
     #[test]
     fn not_matching() {
         let mut m = model("keep\na\nkeep2\nb");
-        let req = DeleteLines { not_matching: true, ..del("keep.*") };
+        let req = DeleteLines {
+            not_matching: true,
+            ..del("keep.*")
+        };
         let o = delete_lines(&mut m, &req, &env());
         assert_eq!(text(&m), "keep\nkeep2");
         assert_eq!(
@@ -236,7 +258,10 @@ mod tests {
     #[test]
     fn multi_line_not_matching_complains_but_deletes() {
         let mut m = model("m1\nm2\nx");
-        let req = DeleteLines { not_matching: true, ..del("m1\nm2") };
+        let req = DeleteLines {
+            not_matching: true,
+            ..del("m1\nm2")
+        };
         let o = delete_lines(&mut m, &req, &env());
         assert_eq!(text(&m), "m1");
         assert_eq!(
@@ -249,7 +274,10 @@ mod tests {
             ])
         );
         // later passes: the complaint again, then the lock
-        let again = EditEnv { already_ran: true, ..env() };
+        let again = EditEnv {
+            already_ran: true,
+            ..env()
+        };
         let o = delete_lines(&mut m, &req, &again);
         assert_eq!(lines(&o).len(), 1);
         assert_eq!(o.result, EditResult::Skipped);
@@ -280,24 +308,74 @@ mod tests {
     #[test]
     fn delete_select_lists() {
         let cases: [(SelectLists, &str); 6] = [
-            (SelectLists { contains: v(&["b"]), ..Default::default() }, "cd"),
-            (SelectLists { not_contains: v(&["b"]), ..Default::default() }, "ab\nabc"),
-            (SelectLists { startwith: v(&["ab"]), ..Default::default() }, "cd"),
-            (SelectLists { not_startwith: v(&["ab"]), ..Default::default() }, "ab\nabc"),
-            (SelectLists { matching: v(&["ab."]), ..Default::default() }, "ab\ncd"),
-            (SelectLists { not_matching: v(&["ab."]), ..Default::default() }, "abc"),
+            (
+                SelectLists {
+                    contains: v(&["b"]),
+                    ..Default::default()
+                },
+                "cd",
+            ),
+            (
+                SelectLists {
+                    not_contains: v(&["b"]),
+                    ..Default::default()
+                },
+                "ab\nabc",
+            ),
+            (
+                SelectLists {
+                    startwith: v(&["ab"]),
+                    ..Default::default()
+                },
+                "cd",
+            ),
+            (
+                SelectLists {
+                    not_startwith: v(&["ab"]),
+                    ..Default::default()
+                },
+                "ab\nabc",
+            ),
+            (
+                SelectLists {
+                    matching: v(&["ab."]),
+                    ..Default::default()
+                },
+                "ab\ncd",
+            ),
+            (
+                SelectLists {
+                    not_matching: v(&["ab."]),
+                    ..Default::default()
+                },
+                "abc",
+            ),
         ];
         for (sel, want) in cases {
             let mut m = model("ab\ncd\nabc");
-            let req = DeleteLines { delete_select: sel, ..del(".*") };
+            let req = DeleteLines {
+                delete_select: sel,
+                ..del(".*")
+            };
             let o = delete_lines(&mut m, &req, &env());
             assert_eq!(text(&m), want);
             assert_eq!(o.result, EditResult::Repaired);
         }
         // recorded: two negative lists are no error for delete_select; not_match is consulted first
         let mut m = model("ab\ncd\nabc");
-        let sel = SelectLists { not_matching: v(&["a"]), not_contains: v(&["b"]), ..Default::default() };
-        delete_lines(&mut m, &DeleteLines { delete_select: sel, ..del(".*") }, &env());
+        let sel = SelectLists {
+            not_matching: v(&["a"]),
+            not_contains: v(&["b"]),
+            ..Default::default()
+        };
+        delete_lines(
+            &mut m,
+            &DeleteLines {
+                delete_select: sel,
+                ..del(".*")
+            },
+            &env(),
+        );
         assert_eq!(text(&m), "");
     }
 
@@ -305,7 +383,10 @@ mod tests {
     #[test]
     fn region_excludes_delimiters() {
         let mut m = model("k=1\n[s]\nk=1\nk=2\n[t]\nk=1");
-        let req = DeleteLines { region: region(r"\[s\]", r"\[.*\]", false, false), ..del("k=.*") };
+        let req = DeleteLines {
+            region: region(r"\[s\]", r"\[.*\]", false, false),
+            ..del("k=.*")
+        };
         let o = delete_lines(&mut m, &req, &env());
         assert_eq!(text(&m), "k=1\n[s]\n[t]\nk=1");
         assert_eq!(
@@ -326,7 +407,10 @@ mod tests {
     #[test]
     fn region_with_delimiters_then_later_passes_fail() {
         let mut m = model("k=1\n[s]\nk=1\n[t]\nk=1");
-        let req = DeleteLines { region: region(r"\[s\]", r"\[.*\]", true, true), ..del(".*") };
+        let req = DeleteLines {
+            region: region(r"\[s\]", r"\[.*\]", true, true),
+            ..del(".*")
+        };
         let o = delete_lines(&mut m, &req, &env());
         assert_eq!(text(&m), "k=1\nk=1");
         assert_eq!(
@@ -338,7 +422,10 @@ mod tests {
                 "    info: delete_lines promise '.*' repaired",
             ])
         );
-        let again = EditEnv { already_ran: true, ..env() };
+        let again = EditEnv {
+            already_ran: true,
+            ..env()
+        };
         let o = delete_lines(&mut m, &req, &again);
         assert_eq!(
             shown(&o),
@@ -352,7 +439,10 @@ mod tests {
     #[test]
     fn region_include_start_only() {
         let mut m = model("k=1\n[s]\nk=1\n[t]\nq");
-        let req = DeleteLines { region: region(r"\[s\]", r"\[.*\]", true, false), ..del(".*") };
+        let req = DeleteLines {
+            region: region(r"\[s\]", r"\[.*\]", true, false),
+            ..del(".*")
+        };
         delete_lines(&mut m, &req, &env());
         assert_eq!(text(&m), "k=1\n[t]\nq");
     }
@@ -375,7 +465,10 @@ mod tests {
     #[test]
     fn region_not_found() {
         let mut m = model("a");
-        let req = DeleteLines { region: region(r"\[s\]", r"\[.*\]", false, false), ..del(".*") };
+        let req = DeleteLines {
+            region: region(r"\[s\]", r"\[.*\]", false, false),
+            ..del(".*")
+        };
         let o = delete_lines(&mut m, &req, &env());
         assert_eq!(
             shown(&o),
@@ -383,9 +476,13 @@ mod tests {
         );
         assert_eq!(o.result, EditResult::Interrupted);
         assert!(!o.ran);
-        let inc = DeleteLines { region: region(r"\[s\]", r"\[.*\]", true, true), ..del(".*") };
+        let inc = DeleteLines {
+            region: region(r"\[s\]", r"\[.*\]", true, true),
+            ..del(".*")
+        };
         let o = delete_lines(&mut m, &inc, &env());
-        assert!(shown(&o)[0].ends_with("(this is a good thing, as policy suggests deleting the markers)"));
+        assert!(shown(&o)[0]
+            .ends_with("(this is a good thing, as policy suggests deleting the markers)"));
     }
 
     // recorded: cf-agent 3.21.0, end delimiter missing, no select_end_match_eof (3×, failed):
@@ -394,11 +491,16 @@ mod tests {
     #[test]
     fn region_end_missing() {
         let mut m = model("a\n[s]\nb");
-        let req = DeleteLines { region: region(r"\[s\]", r"\[.*\]", false, false), ..del(".*") };
+        let req = DeleteLines {
+            region: region(r"\[s\]", r"\[.*\]", false, false),
+            ..del(".*")
+        };
         let o = delete_lines(&mut m, &req, &env());
         assert_eq!(
             shown(&o),
-            v(&[&format!(r"   error: The promised end pattern '\[.*\]' was not found when selecting region to delete in '{P}'")])
+            v(&[&format!(
+                r"   error: The promised end pattern '\[.*\]' was not found when selecting region to delete in '{P}'"
+            )])
         );
         assert_eq!(text(&m), "a\n[s]\nb");
         let mut eof = req.clone();
@@ -409,7 +511,10 @@ mod tests {
         assert_eq!(text(&m), "a\n[s]");
         assert_eq!(o.result, EditResult::Repaired);
         // the next pass finds the start on the last line: no region
-        let again = EditEnv { already_ran: true, ..env() };
+        let again = EditEnv {
+            already_ran: true,
+            ..env()
+        };
         let o = delete_lines(&mut m, &eof, &again);
         assert_eq!(
             shown(&o),
@@ -472,7 +577,10 @@ mod tests {
         let mut m = model("a\n\nb");
         let o = delete_lines(&mut m, &del("a\n"), &env());
         assert_eq!(text(&m), "b");
-        assert_eq!(shown(&o)[1], format!("    info: Deleted the promised line 2 '' from {P}"));
+        assert_eq!(
+            shown(&o)[1],
+            format!("    info: Deleted the promised line 2 '' from {P}")
+        );
     }
 
     // recorded: cf-agent 3.21.0, delete_lines: "a(b" on a(b/x: the literal line is deleted, and the

@@ -49,14 +49,25 @@ pub fn field_edits(model: &mut Model, req: &FieldEdits, env: &EditEnv) -> OpOut 
         out.promise_ref(LogLevel::Error);
         return out.finish();
     };
-    let select = req.select_field.map(|f| if req.start_fields_from_zero { f + 1 } else { f }).unwrap_or(0);
+    let select = req
+        .select_field
+        .map(|f| if req.start_fields_from_zero { f + 1 } else { f })
+        .unwrap_or(0);
     if select <= 0 {
-        out.record(LogLevel::Error, EditResult::Warn, format!("No select_field in promise to edit '{p}'"));
+        out.record(
+            LogLevel::Error,
+            EditResult::Warn,
+            format!("No select_field in promise to edit '{p}'"),
+        );
         out.promise_ref(LogLevel::Error);
         return out.finish();
     }
     let Some(value) = &req.field_value else {
-        out.record(LogLevel::Error, EditResult::Warn, format!("No field_value is promised to column_edit '{p}'"));
+        out.record(
+            LogLevel::Error,
+            EditResult::Warn,
+            format!("No field_value is promised to column_edit '{p}'"),
+        );
         out.promise_ref(LogLevel::Error);
         return out.finish();
     };
@@ -82,8 +93,16 @@ pub fn field_edits(model: &mut Model, req: &FieldEdits, env: &EditEnv) -> OpOut 
     }
     out.ran = true;
 
-    let vsep = req.value_separator.as_deref().and_then(|s| s.chars().next());
-    let spec = Spec { select: select as usize, value, vsep, req };
+    let vsep = req
+        .value_separator
+        .as_deref()
+        .and_then(|s| s.chars().next());
+    let spec = Spec {
+        select: select as usize,
+        value,
+        vsep,
+        req,
+    };
     edit_columns(&mut lines, begin, end, sep, &spec, &mut out);
 
     out.end_line("fields_edit", p);
@@ -101,7 +120,14 @@ struct Spec<'a> {
 }
 
 /// `EditColumns`.
-fn edit_columns(lines: &mut Lines, begin: Option<Id>, end: Option<Id>, sep: &str, spec: &Spec, out: &mut Out) {
+fn edit_columns(
+    lines: &mut Lines,
+    begin: Option<Id>,
+    end: Option<Id>,
+    sep: &str,
+    spec: &Spec,
+    out: &mut Out,
+) {
     let p = spec.req.promiser.as_str();
     if let Err(e) = pcre::compile(p) {
         out.log(LogLevel::Error, e.agent_message());
@@ -120,7 +146,10 @@ fn edit_columns(lines: &mut Lines, begin: Option<Id>, end: Option<Id>, sep: &str
             out.record(
                 LogLevel::Error,
                 EditResult::Interrupted,
-                format!("Field edit, no fields found by promised pattern '{sep}' in '{}'", out.env.filename),
+                format!(
+                    "Field edit, no fields found by promised pattern '{sep}' in '{}'",
+                    out.env.filename
+                ),
             );
             return;
         };
@@ -138,7 +167,10 @@ fn edit_columns(lines: &mut Lines, begin: Option<Id>, end: Option<Id>, sep: &str
         out.record(
             LogLevel::Error,
             EditResult::Interrupted,
-            format!("No matched line to edit fields of for pattern '{p}' in '{}'", out.env.filename),
+            format!(
+                "No matched line to edit fields of for pattern '{p}' in '{}'",
+                out.env.filename
+            ),
         );
     }
 }
@@ -194,7 +226,10 @@ fn edit_line_by_column(columns: &mut Vec<String>, spec: &Spec, out: &mut Out) ->
     let filename = out.env.filename;
     let count = columns.len();
     if spec.select <= count {
-        out.log(LogLevel::Verbose, format!("Stopped at field {}", spec.select));
+        out.log(
+            LogLevel::Verbose,
+            format!("Stopped at field {}", spec.select),
+        );
     } else {
         if !spec.req.extend_fields {
             out.record(
@@ -208,7 +243,10 @@ fn edit_line_by_column(columns: &mut Vec<String>, spec: &Spec, out: &mut Out) ->
             return false;
         }
         columns.resize(spec.select, String::new());
-        out.log(LogLevel::Verbose, format!("Stopped at column/field {}", spec.select));
+        out.log(
+            LogLevel::Verbose,
+            format!("Stopped at column/field {}", spec.select),
+        );
     }
     let k = spec.select - 1;
     let value = spec.value;
@@ -232,14 +270,21 @@ fn edit_line_by_column(columns: &mut Vec<String>, spec: &Spec, out: &mut Out) ->
             return false;
         }
         columns[k] = String::new();
-        out.change(format!("Deleted column field value '{}' in '{filename}'", columns[k]));
+        out.change(format!(
+            "Deleted column field value '{}' in '{filename}'",
+            columns[k]
+        ));
         true
     } else {
         let old = columns[k].clone();
-        if !out.making_changes(&format!("set column field value '{old}' to '{value}' in '{filename}'")) {
+        if !out.making_changes(&format!(
+            "set column field value '{old}' to '{value}' in '{filename}'"
+        )) {
             return false;
         }
-        out.change(format!("Set whole column field value '{old}' to '{value}' in '{filename}'"));
+        out.change(format!(
+            "Set whole column field value '{old}' to '{value}' in '{filename}'"
+        ));
         columns[k] = value.to_string();
         true
     }
@@ -254,7 +299,9 @@ fn do_edit_column(sub: &mut Vec<String>, op: &str, value: &str, out: &mut Out) -
             let mut changed = false;
             while let Some(i) = sub.iter().position(|s| s == value) {
                 sub.remove(i);
-                out.change(format!("Deleted column field sub-value '{value}' in '{filename}'"));
+                out.change(format!(
+                    "Deleted column field sub-value '{value}' in '{filename}'"
+                ));
                 changed = true;
             }
             changed
@@ -274,25 +321,35 @@ fn do_edit_column(sub: &mut Vec<String>, op: &str, value: &str, out: &mut Out) -
         }
         "prepend" | "alphanum" => {
             if present(sub) {
-                out.no_change(format!("Field sub-value '{value}' already present in '{filename}'"));
+                out.no_change(format!(
+                    "Field sub-value '{value}' already present in '{filename}'"
+                ));
                 return false;
             }
             sub.insert(0, value.to_string());
             if op == "alphanum" {
                 sub.sort();
-                out.change(format!("Inserted field sub-value '{value}' in '{filename}'"));
+                out.change(format!(
+                    "Inserted field sub-value '{value}' in '{filename}'"
+                ));
             } else {
-                out.change(format!("Prepended field sub-value '{value}' in '{filename}'"));
+                out.change(format!(
+                    "Prepended field sub-value '{value}' in '{filename}'"
+                ));
             }
             true
         }
         _ => {
             if present(sub) {
-                out.no_change(format!("Field sub-value '{value}' already present in '{filename}'"));
+                out.no_change(format!(
+                    "Field sub-value '{value}' already present in '{filename}'"
+                ));
                 return false;
             }
             sub.push(value.to_string());
-            out.change(format!("Appended field sub-value '{value}' in '{filename}'"));
+            out.change(format!(
+                "Appended field sub-value '{value}' in '{filename}'"
+            ));
             true
         }
     }
@@ -326,7 +383,10 @@ mod tests {
 
     /// Whole-field edits (no value_separator).
     fn whole(p: &str, sep: &str, field: i64, value: &str, op: &str) -> FieldEdits {
-        FieldEdits { value_separator: None, ..col(p, sep, field, value, op) }
+        FieldEdits {
+            value_separator: None,
+            ..col(p, sep, field, value, op)
+        }
     }
 
     fn run(m: &mut Model, req: &FieldEdits) -> OpOut {
@@ -344,7 +404,13 @@ mod tests {
     fn append() {
         let mut m = model("g:x:1:a,b\nh:x:2:");
         let o = run(&mut m, &col("g:.*", ":", 4, "c", "append"));
-        assert_eq!(shown(&o), v(&[&format!("    info: Appended field sub-value 'c' in '{P}'"), &repaired("g:.*")]));
+        assert_eq!(
+            shown(&o),
+            v(&[
+                &format!("    info: Appended field sub-value 'c' in '{P}'"),
+                &repaired("g:.*")
+            ])
+        );
         run(&mut m, &col("h:.*", ":", 4, "c", "append"));
         assert_eq!(text(&m), "g:x:1:a,b,c\nh:x:2:c");
     }
@@ -368,9 +434,15 @@ mod tests {
             ])
         );
         assert_eq!(o.msgs[2].record, Some(EditResult::Kept));
-        assert_eq!(run(&mut m, &col("e:.*", ":", 2, "c", "prepend")).result, EditResult::Kept);
+        assert_eq!(
+            run(&mut m, &col("e:.*", ":", 2, "c", "prepend")).result,
+            EditResult::Kept
+        );
         // alphanum with the value present does not re-sort `c,a`
-        assert_eq!(run(&mut m, &col("e:.*", ":", 2, "a", "alphanum")).result, EditResult::Kept);
+        assert_eq!(
+            run(&mut m, &col("e:.*", ":", 2, "a", "alphanum")).result,
+            EditResult::Kept
+        );
         assert_eq!(text(&m), "a:x,c\ne:c,a");
     }
 
@@ -382,8 +454,18 @@ mod tests {
     #[test]
     fn sub_value_operations() {
         let cases = [
-            ("g:x:1:a,b", "prepend", "g:x:1:c,a,b", vec![format!("    info: Prepended field sub-value 'c' in '{P}'")]),
-            ("g:x:1:d,b", "alphanum", "g:x:1:b,c,d", vec![format!("    info: Inserted field sub-value 'c' in '{P}'")]),
+            (
+                "g:x:1:a,b",
+                "prepend",
+                "g:x:1:c,a,b",
+                vec![format!("    info: Prepended field sub-value 'c' in '{P}'")],
+            ),
+            (
+                "g:x:1:d,b",
+                "alphanum",
+                "g:x:1:b,c,d",
+                vec![format!("    info: Inserted field sub-value 'c' in '{P}'")],
+            ),
             (
                 "g:x:1:c,b,c",
                 "delete",
@@ -393,7 +475,12 @@ mod tests {
                     format!("    info: Deleted column field sub-value 'c' in '{P}'"),
                 ],
             ),
-            ("g:x:1:a,b", "set", "g:x:1:c", vec![format!("    info: Set field sub-value 'c' in '{P}'")]),
+            (
+                "g:x:1:a,b",
+                "set",
+                "g:x:1:c",
+                vec![format!("    info: Set field sub-value 'c' in '{P}'")],
+            ),
         ];
         for (line, op, want, msgs) in cases {
             let mut m = model(line);
@@ -416,11 +503,18 @@ mod tests {
         assert_eq!(lines(&o)[2], " verbose: Field sub-value set as promised");
         assert_eq!(o.result, EditResult::Kept);
         let o = run(&mut m, &col("c:.*", ":", 2, "", "set"));
-        assert_eq!(lines(&o)[2], " verbose: Empty field sub-value set as promised");
+        assert_eq!(
+            lines(&o)[2],
+            " verbose: Empty field sub-value set as promised"
+        );
         let o = run(&mut m, &col("d:.*", ":", 2, "c", "delete"));
         assert_eq!(
             lines(&o),
-            v(&[" verbose: Matched line 'd:x'", " verbose: Stopped at field 2", " verbose: No changes done for the fields_edit promise 'd:.*'"])
+            v(&[
+                " verbose: Matched line 'd:x'",
+                " verbose: Stopped at field 2",
+                " verbose: No changes done for the fields_edit promise 'd:.*'"
+            ])
         );
         assert_eq!(text(&m), "b:c\nc:\nd:x");
     }
@@ -434,17 +528,30 @@ mod tests {
         let o = run(&mut m, &whole("root:.*", ":", 7, "/bin/bash", "set"));
         assert_eq!(
             shown(&o),
-            v(&[&format!("    info: Set whole column field value '/bin/sh' to '/bin/bash' in '{P}'"), &repaired("root:.*")])
+            v(&[
+                &format!(
+                    "    info: Set whole column field value '/bin/sh' to '/bin/bash' in '{P}'"
+                ),
+                &repaired("root:.*")
+            ])
         );
         assert!(o.changed);
         let o = run(&mut m, &whole("u:.*", ":", 7, "/bin/bash", "set"));
         assert_eq!(
             shown(&o),
-            v(&[&format!("    info: Set whole column field value '/bin/bash' to '/bin/bash' in '{P}'"), &repaired("u:.*")])
+            v(&[
+                &format!(
+                    "    info: Set whole column field value '/bin/bash' to '/bin/bash' in '{P}'"
+                ),
+                &repaired("u:.*")
+            ])
         );
         assert_eq!(o.result, EditResult::Repaired);
         assert!(!o.changed);
-        assert_eq!(text(&m), "root:x:0:0:root:/root:/bin/bash\nu:x:1:1::/h:/bin/bash");
+        assert_eq!(
+            text(&m),
+            "root:x:0:0:root:/root:/bin/bash\nu:x:1:1::/h:/bin/bash"
+        );
     }
 
     // recorded: cf-agent 3.21.0, whole-field delete prints the emptied value
@@ -454,7 +561,10 @@ mod tests {
         let mut m = model("a:b:c");
         let o = run(&mut m, &whole("a:.*", ":", 2, "zz", "delete"));
         assert_eq!(text(&m), "a::c");
-        assert_eq!(shown(&o)[0], format!("    info: Deleted column field value '' in '{P}'"));
+        assert_eq!(
+            shown(&o)[0],
+            format!("    info: Deleted column field value '' in '{P}'")
+        );
     }
 
     // recorded: cf-agent 3.21.0, field 5 of a:b:c without extend_fields / with it
@@ -470,14 +580,19 @@ mod tests {
         assert_eq!(
             shown(&o),
             v(&[
-                &format!("   error: The file {P} has only 3 fields, but there is a promise for field 5"),
+                &format!(
+                    "   error: The file {P} has only 3 fields, but there is a promise for field 5"
+                ),
                 "   error: Errors encountered when actuating fields_edit promise 'a:.*'",
             ])
         );
         req.extend_fields = true;
         let o = run(&mut m, &req);
         assert_eq!(text(&m), "a:b:c::zz");
-        assert_eq!(shown(&o)[0], format!("    info: Set whole column field value '' to 'zz' in '{P}'"));
+        assert_eq!(
+            shown(&o)[0],
+            format!("    info: Set whole column field value '' to 'zz' in '{P}'")
+        );
         assert_eq!(lines(&o)[1], " verbose: Stopped at column/field 5");
     }
 
@@ -504,10 +619,16 @@ mod tests {
     #[test]
     fn fields_from_zero() {
         let mut m = model("a:b:c");
-        let req = FieldEdits { start_fields_from_zero: true, ..whole("a:.*", ":", 1, "Z", "set") };
+        let req = FieldEdits {
+            start_fields_from_zero: true,
+            ..whole("a:.*", ":", 1, "Z", "set")
+        };
         let o = run(&mut m, &req);
         assert_eq!(text(&m), "a:Z:c");
-        assert_eq!(shown(&o)[0], format!("    info: Set whole column field value 'b' to 'Z' in '{P}'"));
+        assert_eq!(
+            shown(&o)[0],
+            format!("    info: Set whole column field value 'b' to 'Z' in '{P}'")
+        );
     }
 
     // recorded: cf-agent 3.21.0, regex separator "\s*=\s*" re-joined with its first occurrence
@@ -527,9 +648,18 @@ mod tests {
         run(&mut m, &whole("a.*", ":", 3, "x", "set"));
         assert_eq!(text(&m), "a::x:");
         let mut m = model("a::c:");
-        let o = run(&mut m, &FieldEdits { allow_blank_fields: false, ..whole("a.*", ":", 3, "x", "set") });
+        let o = run(
+            &mut m,
+            &FieldEdits {
+                allow_blank_fields: false,
+                ..whole("a.*", ":", 3, "x", "set")
+            },
+        );
         assert_eq!(text(&m), "a:c:x");
-        assert_eq!(shown(&o)[0], format!("    info: Set whole column field value '' to 'x' in '{P}'"));
+        assert_eq!(
+            shown(&o)[0],
+            format!("    info: Set whole column field value '' to 'x' in '{P}'")
+        );
     }
 
     // recorded: cf-agent 3.21.0, separator absent from the matched line
@@ -557,16 +687,37 @@ mod tests {
     fn missing_attributes() {
         let base = whole("a.*", ":", 2, "x", "set");
         let cases = [
-            (FieldEdits { field_separator: None, ..base.clone() }, "No field_separator in promise to edit by column for 'a.*'"),
-            (FieldEdits { select_field: None, ..base.clone() }, "No select_field in promise to edit 'a.*'"),
-            (FieldEdits { field_value: None, ..base.clone() }, "No field_value is promised to column_edit 'a.*'"),
+            (
+                FieldEdits {
+                    field_separator: None,
+                    ..base.clone()
+                },
+                "No field_separator in promise to edit by column for 'a.*'",
+            ),
+            (
+                FieldEdits {
+                    select_field: None,
+                    ..base.clone()
+                },
+                "No select_field in promise to edit 'a.*'",
+            ),
+            (
+                FieldEdits {
+                    field_value: None,
+                    ..base.clone()
+                },
+                "No field_value is promised to column_edit 'a.*'",
+            ),
         ];
         for (req, msg) in cases {
             let mut m = model("a:b");
             let o = run(&mut m, &req);
             assert_eq!(
                 shown(&o),
-                v(&[&format!("   error: {msg}"), "   error: Promise belongs to bundle 'e' in file './t.cf' near line 10"])
+                v(&[
+                    &format!("   error: {msg}"),
+                    "   error: Promise belongs to bundle 'e' in file './t.cf' near line 10"
+                ])
             );
             assert!(!o.ran);
             assert_eq!(o.result.class_suffix(), Some("failed"));
@@ -591,11 +742,20 @@ mod tests {
             ])
         );
         let o = field_edits(&mut m, &whole("g:.*", ":", 3, "c", "set"), &dry());
-        assert_eq!(shown(&o)[0], format!(" warning: Should set column field value 'a,c' to 'c' in '{P}'"));
+        assert_eq!(
+            shown(&o)[0],
+            format!(" warning: Should set column field value 'a,c' to 'c' in '{P}'")
+        );
         let o = field_edits(&mut m, &whole("h:.*", ":", 3, "c", "delete"), &dry());
-        assert_eq!(shown(&o)[0], format!(" warning: Should delete field value 'b' in '{P}'"));
+        assert_eq!(
+            shown(&o)[0],
+            format!(" warning: Should delete field value 'b' in '{P}'")
+        );
         let o = field_edits(&mut m, &col("h:.*", ":", 3, "c", "append"), &warn());
-        assert_eq!(shown(&o)[0], format!(" warning: Should edit field 'c' in '{P}', but only warning promised"));
+        assert_eq!(
+            shown(&o)[0],
+            format!(" warning: Should edit field 'c' in '{P}', but only warning promised")
+        );
         assert_eq!(o.result, EditResult::Warn);
         assert_eq!(text(&m), "g:x:a,c\nh:x:b");
     }
@@ -614,7 +774,13 @@ mod tests {
             select_end: Some("t:.*".into()),
             ..Default::default()
         });
-        run(&mut m, &FieldEdits { region, ..whole(".*", ":", 2, "9", "set") });
+        run(
+            &mut m,
+            &FieldEdits {
+                region,
+                ..whole(".*", ":", 2, "9", "set")
+            },
+        );
         assert_eq!(text(&m), "s:9\na:9\nt:3\na:4");
     }
 

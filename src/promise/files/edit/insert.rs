@@ -13,7 +13,9 @@
 use super::list::{Id, Lines};
 use super::matching::{is_item_in_region, match_policy, match_region, select_line};
 use super::region;
-use super::{end_match_eof, EditEnv, EditResult, LogLevel, Model, OpOut, Out, ReadError, Region, SelectLists};
+use super::{
+    end_match_eof, EditEnv, EditResult, LogLevel, Model, OpOut, Out, ReadError, Region, SelectLists,
+};
 
 /// `location` body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -128,7 +130,14 @@ pub fn insert_lines(
 
     let loc = req.location.clone().unwrap_or_default();
     let before = loc.before_after.as_deref() == Some("before");
-    let mut cx = Ctx { req, lines, begin, end, before, expand };
+    let mut cx = Ctx {
+        req,
+        lines,
+        begin,
+        end,
+        before,
+        expand,
+    };
 
     match &loc.select_line_matching {
         None => {
@@ -136,7 +145,8 @@ pub fn insert_lines(
         }
         Some(re) => {
             let first = loc.first_last.as_deref() == Some("first");
-            let Some(found) = select_item_matching(&cx.lines, re, begin, end, first, &mut out) else {
+            let Some(found) = select_item_matching(&cx.lines, re, begin, end, first, &mut out)
+            else {
                 out.record(
                     LogLevel::Error,
                     EditResult::Interrupted,
@@ -161,8 +171,14 @@ pub fn insert_lines(
 /// `SanityCheckInsertions`; logs each complaint.
 fn sanity_check(req: &InsertLines, out: &mut Out) -> bool {
     let s = &req.insert_select;
-    let with = [&s.startwith, &s.matching, &s.contains].iter().filter(|l| !l.is_empty()).count();
-    let not = [&s.not_startwith, &s.not_matching, &s.not_contains].iter().filter(|l| !l.is_empty()).count();
+    let with = [&s.startwith, &s.matching, &s.contains]
+        .iter()
+        .filter(|l| !l.is_empty())
+        .count();
+    let not = [&s.not_startwith, &s.not_matching, &s.not_contains]
+        .iter()
+        .filter(|l| !l.is_empty())
+        .count();
     let mut ok = true;
     if not > 1 {
         out.log(
@@ -187,7 +203,10 @@ fn sanity_check(req: &InsertLines, out: &mut Out) -> bool {
         } else {
             ignore = true;
             if preserve_block {
-                out.log(LogLevel::Error, "Line insertion should not use whitespace policy with preserve_block");
+                out.log(
+                    LogLevel::Error,
+                    "Line insertion should not use whitespace policy with preserve_block",
+                );
                 ok = false;
             }
         }
@@ -239,7 +258,9 @@ fn insert_to_region(cx: &mut Ctx, read_file: ReadFile, out: &mut Out) -> bool {
     let mut prev = None;
     let mut ip = cx.begin;
     while let Some(id) = ip {
-        if !allow_multi && match_region(&cx.lines, &cx.req.promiser, Some(id), cx.end, false, out) > 0 {
+        if !allow_multi
+            && match_region(&cx.lines, &cx.req.promiser, Some(id), cx.end, false, out) > 0
+        {
             out.log(
                 LogLevel::Verbose,
                 format!(
@@ -276,7 +297,13 @@ fn insert_at_location(
 }
 
 /// `InsertFileAtLocation`: the promiser file's lines, one compound insertion each.
-fn insert_file(cx: &mut Ctx, location: Option<Id>, mut prev: Option<Id>, read_file: ReadFile, out: &mut Out) -> bool {
+fn insert_file(
+    cx: &mut Ctx,
+    location: Option<Id>,
+    mut prev: Option<Id>,
+    read_file: ReadFile,
+    out: &mut Out,
+) -> bool {
     let p = cx.req.promiser.clone();
     let data = match read_file(&p) {
         Ok(d) => d,
@@ -306,14 +333,28 @@ fn insert_file(cx: &mut Ctx, location: Option<Id>, mut prev: Option<Id>, read_fi
     let mut loc = location;
     let mut retval = false;
     for raw in file_lines {
-        let exp = if cx.req.expand_scalars { (cx.expand)(raw, &[]) } else { raw.to_string() };
+        let exp = if cx.req.expand_scalars {
+            (cx.expand)(raw, &[])
+        } else {
+            raw.to_string()
+        };
         if !select_line(&exp, &cx.req.insert_select, out) {
             continue;
         }
         if !preserve_block
-            && is_item_in_region(&cx.lines, &exp, cx.begin, cx.end, &cx.req.whitespace_policy, out)
+            && is_item_in_region(
+                &cx.lines,
+                &exp,
+                cx.begin,
+                cx.end,
+                &cx.req.whitespace_policy,
+                out,
+            )
         {
-            out.no_change(format!("Promised file line '{exp}' exists within file '{}'", out.env.filename));
+            out.no_change(format!(
+                "Promised file line '{exp}' exists within file '{}'",
+                out.env.filename
+            ));
             continue;
         }
         retval |= insert_compound(cx, &exp, loc, prev, out);
@@ -339,7 +380,10 @@ fn insert_compound(
 ) -> bool {
     let ty = cx.ty().to_string();
     let preserve_all = ty == "preserve_all_lines";
-    let preserve_block = matches!(ty.as_str(), "preserve_all_lines" | "preserve_block" | "file_preserve_block");
+    let preserve_block = matches!(
+        ty.as_str(),
+        "preserve_all_lines" | "preserve_block" | "file_preserve_block"
+    );
     let filename = out.env.filename;
     if !preserve_all && match_region(&cx.lines, chunk, location, None, false, out) > 0 {
         out.no_change(format!(
@@ -353,7 +397,15 @@ fn insert_compound(
         if !select_line(buf, &cx.req.insert_select, out) {
             continue;
         }
-        if !preserve_block && is_item_in_region(&cx.lines, buf, cx.begin, cx.end, &cx.req.whitespace_policy, out)
+        if !preserve_block
+            && is_item_in_region(
+                &cx.lines,
+                buf,
+                cx.begin,
+                cx.end,
+                &cx.req.whitespace_policy,
+                out,
+            )
         {
             out.no_change(format!(
                 "Promised chunk '{}' exists within selected region of '{filename}'",
@@ -378,7 +430,13 @@ fn insert_compound(
 }
 
 /// `NeighbourItemMatches`: the line just before (`before`) or after the location is the new line.
-fn neighbour_matches(cx: &Ctx, location: Option<Id>, line: &str, before: bool, out: &mut Out) -> bool {
+fn neighbour_matches(
+    cx: &Ctx,
+    location: Option<Id>,
+    line: &str,
+    before: bool,
+    out: &mut Out,
+) -> bool {
     let ids: Vec<Id> = cx.lines.iter(cx.lines.head(), None).collect();
     for ip in ids {
         let next = cx.lines.next(ip);
@@ -397,11 +455,20 @@ fn neighbour_matches(cx: &Ctx, location: Option<Id>, line: &str, before: bool, o
 }
 
 /// `InsertLineAtLocation`: one line.
-fn insert_line(cx: &mut Ctx, line: &str, location: Option<Id>, prev: Option<Id>, out: &mut Out) -> bool {
+fn insert_line(
+    cx: &mut Ctx,
+    line: &str,
+    location: Option<Id>,
+    prev: Option<Id>,
+    out: &mut Out,
+) -> bool {
     let filename = out.env.filename;
     // recorded: preserve_all_lines and file_preserve_block skip the neighbour test too (3.21; the older
     // source only skipped it for preserve_block)
-    let skip_neighbour = matches!(cx.ty(), "preserve_block" | "preserve_all_lines" | "file_preserve_block");
+    let skip_neighbour = matches!(
+        cx.ty(),
+        "preserve_block" | "preserve_all_lines" | "file_preserve_block"
+    );
     if prev.is_none() && cx.before {
         let Some(head) = cx.lines.head() else {
             if !out.making_changes(&format!("insert promised line '{line}' into '{filename}'")) {
@@ -409,7 +476,9 @@ fn insert_line(cx: &mut Ctx, line: &str, location: Option<Id>, prev: Option<Id>,
             }
             cx.lines.prepend(line);
             out.changed = true;
-            out.change(format!("Inserted the promised line '{line}' into '{filename}'"));
+            out.change(format!(
+                "Inserted the promised line '{line}' into '{filename}'"
+            ));
             return true;
         };
         if cx.lines.text(head) != line {
@@ -418,35 +487,51 @@ fn insert_line(cx: &mut Ctx, line: &str, location: Option<Id>, prev: Option<Id>,
             }
             cx.lines.prepend(line);
             out.changed = true;
-            out.change(format!("Prepended the promised line '{line}' to {filename}"));
+            out.change(format!(
+                "Prepended the promised line '{line}' to {filename}"
+            ));
             return true;
         }
-        out.no_change(format!("Promised line '{line}' exists at start of file '{filename}'"));
+        out.no_change(format!(
+            "Promised line '{line}' exists at start of file '{filename}'"
+        ));
         return false;
     }
     if cx.before {
         if !skip_neighbour && neighbour_matches(cx, location, line, true, out) {
-            out.no_change(format!("Promised line '{line}' exists before locator in '{filename}'"));
+            out.no_change(format!(
+                "Promised line '{line}' exists before locator in '{filename}'"
+            ));
             return false;
         }
-        if !out.making_changes(&format!("insert line '{line}' into '{filename}' before locator")) {
+        if !out.making_changes(&format!(
+            "insert line '{line}' into '{filename}' before locator"
+        )) {
             return true;
         }
         cx.lines.insert_after(prev, line);
         out.changed = true;
-        out.change(format!("Inserted the promised line '{line}' into '{filename}' before locator"));
+        out.change(format!(
+            "Inserted the promised line '{line}' into '{filename}' before locator"
+        ));
         true
     } else {
         if !skip_neighbour && neighbour_matches(cx, location, line, false, out) {
-            out.no_change(format!("Promised line '{line}' exists after locator in '{filename}'"));
+            out.no_change(format!(
+                "Promised line '{line}' exists after locator in '{filename}'"
+            ));
             return false;
         }
-        if !out.making_changes(&format!("insert line '{line}' into '{filename}' after locator")) {
+        if !out.making_changes(&format!(
+            "insert line '{line}' into '{filename}' after locator"
+        )) {
             return true;
         }
         cx.lines.insert_after(location, line);
         out.changed = true;
-        out.change(format!("Inserted the promised line '{line}' into '{filename}' after locator"));
+        out.change(format!(
+            "Inserted the promised line '{line}' into '{filename}' after locator"
+        ));
         true
     }
 }
@@ -463,7 +548,10 @@ mod tests {
     }
 
     fn ins(p: &str) -> InsertLines {
-        InsertLines { promiser: p.to_string(), ..Default::default() }
+        InsertLines {
+            promiser: p.to_string(),
+            ..Default::default()
+        }
     }
 
     fn no_file(_: &str) -> Result<Vec<u8>, ReadError> {
@@ -512,7 +600,10 @@ mod tests {
         let o = run(&mut m, &ins("c"));
         assert_eq!(text(&m), "a\nb\nc");
         assert_eq!(shown(&o), vec![after("c"), repaired("c")]);
-        assert_eq!((o.result, o.changed, o.ran), (EditResult::Repaired, true, true));
+        assert_eq!(
+            (o.result, o.changed, o.ran),
+            (EditResult::Repaired, true, true)
+        );
     }
 
     // recorded: cf-agent 3.21.0 -v, insert_lines: "c" on a/b/c
@@ -542,7 +633,15 @@ mod tests {
         let mut m = model("");
         let o = run(&mut m, &ins("dup\nx\ndup"));
         assert_eq!(text(&m), "dup\nx\ndup");
-        assert_eq!(shown(&o), vec![after("dup"), after("x"), after("dup"), repaired("dup\nx\ndup")]);
+        assert_eq!(
+            shown(&o),
+            vec![
+                after("dup"),
+                after("x"),
+                after("dup"),
+                repaired("dup\nx\ndup")
+            ]
+        );
         let o = run(&mut m, &ins("dup\nx\ndup"));
         assert_eq!(o.result, EditResult::Kept);
         assert_eq!(text(&m), "dup\nx\ndup");
@@ -563,7 +662,10 @@ mod tests {
         let mut m = model("a\nm2\nb");
         let o = run(&mut m, &ins("m1\nm2\nm3"));
         assert_eq!(text(&m), "a\nm2\nb\nm1\nm3");
-        assert_eq!(shown(&o), vec![after("m1"), after("m3"), repaired("m1\nm2\nm3")]);
+        assert_eq!(
+            shown(&o),
+            vec![after("m1"), after("m3"), repaired("m1\nm2\nm3")]
+        );
     }
 
     // recorded: cf-agent 3.21.0, insert_lines: "p1\np2" location => start (before) into a/b
@@ -572,11 +674,21 @@ mod tests {
     #[test]
     fn prepend_without_locator() {
         let mut m = model("a\nb");
-        let o = run(&mut m, &InsertLines { location: start(), ..ins("p1\np2") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                location: start(),
+                ..ins("p1\np2")
+            },
+        );
         assert_eq!(text(&m), "p1\np2\na\nb");
         assert_eq!(
             shown(&o),
-            vec![format!("    info: Prepended the promised line 'p1' to {P}"), before("p2"), repaired("p1\np2")]
+            vec![
+                format!("    info: Prepended the promised line 'p1' to {P}"),
+                before("p2"),
+                repaired("p1\np2")
+            ]
         );
     }
 
@@ -586,11 +698,21 @@ mod tests {
     #[test]
     fn before_into_empty_file() {
         let mut m = model("");
-        let o = run(&mut m, &InsertLines { location: start(), ..ins("p1\np2") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                location: start(),
+                ..ins("p1\np2")
+            },
+        );
         assert_eq!(text(&m), "p1\np2");
         assert_eq!(
             shown(&o),
-            vec![format!("    info: Inserted the promised line 'p1' into '{P}'"), before("p2"), repaired("p1\np2")]
+            vec![
+                format!("    info: Inserted the promised line 'p1' into '{P}'"),
+                before("p2"),
+                repaired("p1\np2")
+            ]
         );
     }
 
@@ -599,7 +721,13 @@ mod tests {
     #[test]
     fn before_with_first_line_equal_is_kept() {
         let mut m = model("p1\nb");
-        let o = run(&mut m, &InsertLines { location: start(), ..ins("p1") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                location: start(),
+                ..ins("p1")
+            },
+        );
         assert_eq!(
             lines(&o),
             v(&[
@@ -614,16 +742,31 @@ mod tests {
     #[test]
     fn locator_after_last() {
         let mut m = model("a\nloc\nb\nloc\nc");
-        let o = run(&mut m, &InsertLines { location: loc(Some("lo.*"), None, None), ..ins("n1\nn2") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                location: loc(Some("lo.*"), None, None),
+                ..ins("n1\nn2")
+            },
+        );
         assert_eq!(text(&m), "a\nloc\nb\nloc\nn1\nn2\nc");
-        assert_eq!(shown(&o), vec![after("n1"), after("n2"), repaired("n1\nn2")]);
+        assert_eq!(
+            shown(&o),
+            vec![after("n1"), after("n2"), repaired("n1\nn2")]
+        );
     }
 
     // recorded: cf-agent 3.21.0, first_last => "first": after the first locator
     #[test]
     fn locator_after_first() {
         let mut m = model("a\nloc\nb\nloc\nc");
-        run(&mut m, &InsertLines { location: loc(Some("lo.*"), None, Some("first")), ..ins("n1") });
+        run(
+            &mut m,
+            &InsertLines {
+                location: loc(Some("lo.*"), None, Some("first")),
+                ..ins("n1")
+            },
+        );
         assert_eq!(text(&m), "a\nloc\nn1\nb\nloc\nc");
     }
 
@@ -631,9 +774,18 @@ mod tests {
     #[test]
     fn locator_before_last() {
         let mut m = model("a\nloc\nb\nloc\nc");
-        let o = run(&mut m, &InsertLines { location: loc(Some("lo.*"), Some("before"), None), ..ins("n1\nn2") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                location: loc(Some("lo.*"), Some("before"), None),
+                ..ins("n1\nn2")
+            },
+        );
         assert_eq!(text(&m), "a\nloc\nb\nn1\nn2\nloc\nc");
-        assert_eq!(shown(&o), vec![before("n1"), before("n2"), repaired("n1\nn2")]);
+        assert_eq!(
+            shown(&o),
+            vec![before("n1"), before("n2"), repaired("n1\nn2")]
+        );
     }
 
     // recorded: cf-agent 3.21.0, before the first locator which is line 1: a prepend, then before
@@ -644,12 +796,19 @@ mod tests {
         let mut m = model("loc\nb\nloc\nc");
         let o = run(
             &mut m,
-            &InsertLines { location: loc(Some("lo.*"), Some("before"), Some("first")), ..ins("n1\nn2") },
+            &InsertLines {
+                location: loc(Some("lo.*"), Some("before"), Some("first")),
+                ..ins("n1\nn2")
+            },
         );
         assert_eq!(text(&m), "n1\nn2\nloc\nb\nloc\nc");
         assert_eq!(
             shown(&o),
-            vec![format!("    info: Prepended the promised line 'n1' to {P}"), before("n2"), repaired("n1\nn2")]
+            vec![
+                format!("    info: Prepended the promised line 'n1' to {P}"),
+                before("n2"),
+                repaired("n1\nn2")
+            ]
         );
     }
 
@@ -659,7 +818,13 @@ mod tests {
     #[test]
     fn locator_not_found() {
         let mut m = model("a\nb");
-        let o = run(&mut m, &InsertLines { location: loc(Some("zz.*"), None, None), ..ins("n1") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                location: loc(Some("zz.*"), None, None),
+                ..ins("n1")
+            },
+        );
         assert_eq!(
             lines(&o),
             vec![format!(
@@ -676,7 +841,13 @@ mod tests {
     #[test]
     fn bad_locator_regex_matches_literally() {
         let mut m = model("a(b\nx");
-        let o = run(&mut m, &InsertLines { location: loc(Some("a(b"), None, None), ..ins("q") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                location: loc(Some("a(b"), None, None),
+                ..ins("q")
+            },
+        );
         assert_eq!(text(&m), "a(b\nq\nx");
         assert_eq!(
             shown(&o)[0],
@@ -689,12 +860,20 @@ mod tests {
     #[test]
     fn preserve_block_non_contiguous_is_reinserted() {
         let mut m = model("line1\nx\nline2\nline3");
-        let req = InsertLines { insert_type: "preserve_block".into(), ..ins("line1\nline2\nline3") };
+        let req = InsertLines {
+            insert_type: "preserve_block".into(),
+            ..ins("line1\nline2\nline3")
+        };
         let o = run(&mut m, &req);
         assert_eq!(text(&m), "line1\nx\nline2\nline3\nline1\nline2\nline3");
         assert_eq!(
             shown(&o),
-            vec![after("line1"), after("line2"), after("line3"), repaired("line1\nline2\nline3")]
+            vec![
+                after("line1"),
+                after("line2"),
+                after("line3"),
+                repaired("line1\nline2\nline3")
+            ]
         );
     }
 
@@ -702,7 +881,10 @@ mod tests {
     #[test]
     fn preserve_block_contiguous_is_kept() {
         let mut m = model("a\nline1\nline2\nb");
-        let req = InsertLines { insert_type: "preserve_block".into(), ..ins("line1\nline2") };
+        let req = InsertLines {
+            insert_type: "preserve_block".into(),
+            ..ins("line1\nline2")
+        };
         let o = run(&mut m, &req);
         assert_eq!(o.result, EditResult::Kept);
         assert_eq!(text(&m), "a\nline1\nline2\nb");
@@ -712,7 +894,13 @@ mod tests {
     #[test]
     fn preserve_block_into_empty_file() {
         let mut m = model("");
-        run(&mut m, &InsertLines { insert_type: "preserve_block".into(), ..ins("d\nd") });
+        run(
+            &mut m,
+            &InsertLines {
+                insert_type: "preserve_block".into(),
+                ..ins("d\nd")
+            },
+        );
         assert_eq!(text(&m), "d\nd");
     }
 
@@ -720,7 +908,13 @@ mod tests {
     #[test]
     fn preserve_all_lines_inserts_duplicates() {
         let mut m = model("a\nx");
-        let o = run(&mut m, &InsertLines { insert_type: "preserve_all_lines".into(), ..ins("x\nx") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                insert_type: "preserve_all_lines".into(),
+                ..ins("x\nx")
+            },
+        );
         assert_eq!(text(&m), "a\nx\nx\nx");
         assert_eq!(shown(&o), vec![after("x"), after("x"), repaired("x\nx")]);
     }
@@ -734,7 +928,11 @@ mod tests {
             select_end: Some(r"\[t\]".into()),
             ..Default::default()
         });
-        let req = InsertLines { region, location: loc(Some("loc"), None, None), ..ins("[t]") };
+        let req = InsertLines {
+            region,
+            location: loc(Some("loc"), None, None),
+            ..ins("[t]")
+        };
         let mut m = model("[s]\nloc\n[t]");
         let o = run(&mut m, &req);
         assert_eq!(text(&m), "[s]\nloc\n[t]");
@@ -745,12 +943,22 @@ mod tests {
                 " verbose: No changes done for the insert_lines promise '[t]'",
             ])
         );
-        let all = InsertLines { insert_type: "preserve_all_lines".into(), ..req.clone() };
+        let all = InsertLines {
+            insert_type: "preserve_all_lines".into(),
+            ..req.clone()
+        };
         run(&mut m, &all);
         assert_eq!(text(&m), "[s]\nloc\n[t]\n[t]");
         // recorded: also for preserve_all_lines after a plain locator (loc/x/z → loc/x/x/z)
         let mut m = model("loc\nx\nz");
-        run(&mut m, &InsertLines { insert_type: "preserve_all_lines".into(), location: loc(Some("loc"), None, None), ..ins("x") });
+        run(
+            &mut m,
+            &InsertLines {
+                insert_type: "preserve_all_lines".into(),
+                location: loc(Some("loc"), None, None),
+                ..ins("x")
+            },
+        );
         assert_eq!(text(&m), "loc\nx\nx\nz");
     }
 
@@ -758,7 +966,13 @@ mod tests {
     #[test]
     fn string_type_is_literal() {
         let mut m = model("a");
-        let o = run(&mut m, &InsertLines { insert_type: "string".into(), ..ins("a\nb") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                insert_type: "string".into(),
+                ..ins("a\nb")
+            },
+        );
         assert_eq!(text(&m), "a\nb");
         assert_eq!(shown(&o), vec![after("b"), repaired("a\nb")]);
     }
@@ -768,13 +982,28 @@ mod tests {
     #[test]
     fn whitespace_policy() {
         let mut m = model("  lead\nkey    =   value");
-        let lead = InsertLines { whitespace_policy: v(&["ignore_leading"]), ..ins("lead") };
+        let lead = InsertLines {
+            whitespace_policy: v(&["ignore_leading"]),
+            ..ins("lead")
+        };
         assert_eq!(run(&mut m, &lead).result, EditResult::Kept);
-        let emb = InsertLines { whitespace_policy: v(&["ignore_embedded"]), ..ins("key = value") };
+        let emb = InsertLines {
+            whitespace_policy: v(&["ignore_embedded"]),
+            ..ins("key = value")
+        };
         assert_eq!(run(&mut m, &emb).result, EditResult::Kept);
-        let emb2 = InsertLines { whitespace_policy: v(&["ignore_embedded"]), ..ins("  key    =   value  ") };
+        let emb2 = InsertLines {
+            whitespace_policy: v(&["ignore_embedded"]),
+            ..ins("  key    =   value  ")
+        };
         let o = run(&mut m, &emb2);
-        assert_eq!(shown(&o), vec![after("  key    =   value  "), repaired("  key    =   value  ")]);
+        assert_eq!(
+            shown(&o),
+            vec![
+                after("  key    =   value  "),
+                repaired("  key    =   value  ")
+            ]
+        );
         assert_eq!(text(&m), "  lead\nkey    =   value\n  key    =   value  ");
     }
 
@@ -783,14 +1012,23 @@ mod tests {
     #[test]
     fn whitespace_policy_trailing_and_both() {
         let mut m = model("a.b   \nx");
-        let t = |p: &str| InsertLines { whitespace_policy: v(&["ignore_trailing"]), ..ins(p) };
+        let t = |p: &str| InsertLines {
+            whitespace_policy: v(&["ignore_trailing"]),
+            ..ins(p)
+        };
         assert_eq!(run(&mut m, &t("a.b")).result, EditResult::Kept);
         assert_eq!(run(&mut m, &t("a*b")).result, EditResult::Repaired);
         assert_eq!(text(&m), "a.b   \nx\na*b");
         let mut m = model("  a  ");
-        let both = InsertLines { whitespace_policy: v(&["ignore_leading", "ignore_trailing"]), ..ins("a") };
+        let both = InsertLines {
+            whitespace_policy: v(&["ignore_leading", "ignore_trailing"]),
+            ..ins("a")
+        };
         assert_eq!(run(&mut m, &both).result, EditResult::Kept);
-        let lead = InsertLines { whitespace_policy: v(&["ignore_leading"]), ..ins(" b") };
+        let lead = InsertLines {
+            whitespace_policy: v(&["ignore_leading"]),
+            ..ins(" b")
+        };
         assert_eq!(run(&mut m, &lead).result, EditResult::Repaired);
         assert_eq!(text(&m), "  a  \n b");
     }
@@ -801,7 +1039,10 @@ mod tests {
     #[test]
     fn sanity_exact_and_ignore() {
         let mut m = model("a");
-        let req = InsertLines { whitespace_policy: v(&["exact_match", "ignore_leading"]), ..ins("b") };
+        let req = InsertLines {
+            whitespace_policy: v(&["exact_match", "ignore_leading"]),
+            ..ins("b")
+        };
         let want = v(&[
             "   error: Line insertion selection promise is meaningless - cannot mix exact_match with other ignore whitespace options",
             "   error: The promised line insertion 'b' breaks its own promises",
@@ -810,7 +1051,10 @@ mod tests {
         assert_eq!(lines(&o), want);
         assert_eq!((o.result, o.ran), (EditResult::Interrupted, false));
         // printed again in later passes (before the lock)
-        let again = EditEnv { already_ran: true, ..env() };
+        let again = EditEnv {
+            already_ran: true,
+            ..env()
+        };
         assert_eq!(lines(&run_env(&mut m, &req, &again)), want);
         assert_eq!(text(&m), "a");
     }
@@ -845,23 +1089,66 @@ mod tests {
     #[test]
     fn insert_select_lists() {
         let cases: Vec<(&str, SelectLists, &str)> = vec![
-            ("ab1\ncd2\nab3", sel(|s| s.startwith = v(&["ab", "zz"])), "x\nab1\nab3"),
-            ("ab1\ncd2\nab3", sel(|s| s.not_startwith = v(&["ab"])), "x\ncd2"),
-            ("ab1\ncd2\nabc3", sel(|s| s.matching = v(&["ab.", "c"])), "x\nab1"),
-            ("ab1\ncd2\nabc3", sel(|s| s.not_matching = v(&["ab."])), "x\ncd2\nabc3"),
-            ("ab1\ncd2\nabc3", sel(|s| s.contains = v(&["c"])), "x\ncd2\nabc3"),
-            ("ab1\ncd2\nabc3", sel(|s| s.not_contains = v(&["c"])), "x\nab1"),
+            (
+                "ab1\ncd2\nab3",
+                sel(|s| s.startwith = v(&["ab", "zz"])),
+                "x\nab1\nab3",
+            ),
+            (
+                "ab1\ncd2\nab3",
+                sel(|s| s.not_startwith = v(&["ab"])),
+                "x\ncd2",
+            ),
+            (
+                "ab1\ncd2\nabc3",
+                sel(|s| s.matching = v(&["ab.", "c"])),
+                "x\nab1",
+            ),
+            (
+                "ab1\ncd2\nabc3",
+                sel(|s| s.not_matching = v(&["ab."])),
+                "x\ncd2\nabc3",
+            ),
+            (
+                "ab1\ncd2\nabc3",
+                sel(|s| s.contains = v(&["c"])),
+                "x\ncd2\nabc3",
+            ),
+            (
+                "ab1\ncd2\nabc3",
+                sel(|s| s.not_contains = v(&["c"])),
+                "x\nab1",
+            ),
             // two positive lists: startwith decides
-            ("ab1\ncd2", sel(|s| { s.contains = v(&["c"]); s.startwith = v(&["a"]) }), "x\nab1"),
+            (
+                "ab1\ncd2",
+                sel(|s| {
+                    s.contains = v(&["c"]);
+                    s.startwith = v(&["a"])
+                }),
+                "x\nab1",
+            ),
         ];
         for (p, s, want) in cases {
             let mut m = model("x");
-            run(&mut m, &InsertLines { insert_select: s, ..ins(p) });
+            run(
+                &mut m,
+                &InsertLines {
+                    insert_select: s,
+                    ..ins(p)
+                },
+            );
             assert_eq!(text(&m), want, "{p}");
         }
         // every line filtered out: kept
         let mut m = model("x");
-        let o = run(&mut m, &InsertLines { insert_select: sel(|s| s.contains = v(&["zz"])), ..ins("ab1") });
+        let o = run(
+            &mut m,
+            &InsertLines {
+                insert_select: sel(|s| s.contains = v(&["zz"])),
+                ..ins("ab1")
+            },
+        );
         assert_eq!(o.result, EditResult::Kept);
     }
 
@@ -907,15 +1194,32 @@ mod tests {
     #[test]
     fn insert_file() {
         let mut m = model("x\nf2");
-        let req = InsertLines { insert_type: "file".into(), ..ins("/srv/src.txt") };
+        let req = InsertLines {
+            insert_type: "file".into(),
+            ..ins("/srv/src.txt")
+        };
         let o = run_file(&mut m, &req);
         assert_eq!(text(&m), "x\nf2\nf1\n$(v)");
-        assert_eq!(shown(&o), vec![after("f1"), after("$(v)"), repaired("/srv/src.txt")]);
+        assert_eq!(
+            shown(&o),
+            vec![after("f1"), after("$(v)"), repaired("/srv/src.txt")]
+        );
         let mut m = model("x");
-        let exp = InsertLines { expand_scalars: true, ..req.clone() };
+        let exp = InsertLines {
+            expand_scalars: true,
+            ..req.clone()
+        };
         let o = run_file(&mut m, &exp);
         assert_eq!(text(&m), "x\nf1\nVAL\nf2");
-        assert_eq!(shown(&o), vec![after("f1"), after("VAL"), after("f2"), repaired("/srv/src.txt")]);
+        assert_eq!(
+            shown(&o),
+            vec![
+                after("f1"),
+                after("VAL"),
+                after("f2"),
+                repaired("/srv/src.txt")
+            ]
+        );
         // into an empty file, in order
         let mut m = model("");
         run_file(&mut m, &req);
@@ -926,7 +1230,13 @@ mod tests {
     #[test]
     fn insert_file_preserve_block() {
         let mut m = model("f1\nx");
-        run_file(&mut m, &InsertLines { insert_type: "file_preserve_block".into(), ..ins("/srv/src.txt") });
+        run_file(
+            &mut m,
+            &InsertLines {
+                insert_type: "file_preserve_block".into(),
+                ..ins("/srv/src.txt")
+            },
+        );
         assert_eq!(text(&m), "f1\nx\nf1\n$(v)\nf2");
     }
 
@@ -954,7 +1264,10 @@ mod tests {
     #[test]
     fn insert_file_errors() {
         let mut m = model("x");
-        let req = InsertLines { insert_type: "file".into(), ..ins("/srv/nonexist.txt") };
+        let req = InsertLines {
+            insert_type: "file".into(),
+            ..ins("/srv/nonexist.txt")
+        };
         let o = run(&mut m, &req);
         assert_eq!(
             shown(&o),
@@ -966,7 +1279,16 @@ mod tests {
         assert_eq!(o.result, EditResult::Interrupted);
         let dir = |_: &str| Err(ReadError::IsDirectory);
         let mut expand = |s: &str, _: &[Option<String>]| s.to_string();
-        let o = insert_lines(&mut m, &InsertLines { promiser: "/srv/adir".into(), ..req }, &env(), &dir, &mut expand);
+        let o = insert_lines(
+            &mut m,
+            &InsertLines {
+                promiser: "/srv/adir".into(),
+                ..req
+            },
+            &env(),
+            &dir,
+            &mut expand,
+        );
         assert_eq!(
             shown(&o),
             v(&[
@@ -990,7 +1312,10 @@ mod tests {
     #[test]
     fn region_insert() {
         let mut m = model("a\n[s]\nk=1\n[t]\nz");
-        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), ..ins("new=1") };
+        let req = InsertLines {
+            region: region(r"\[s\]", Some(r"\[.*\]"), None),
+            ..ins("new=1")
+        };
         let o = run(&mut m, &req);
         assert_eq!(text(&m), "a\n[s]\nk=1\nnew=1\n[t]\nz");
         assert_eq!(shown(&o), vec![after("new=1"), repaired("new=1")]);
@@ -1016,7 +1341,10 @@ mod tests {
     #[test]
     fn region_scan_includes_start_delimiter() {
         let mut m = model("a\n[s]\nk=1\n[t]\nz");
-        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), ..ins("[s]") };
+        let req = InsertLines {
+            region: region(r"\[s\]", Some(r"\[.*\]"), None),
+            ..ins("[s]")
+        };
         assert_eq!(run(&mut m, &req).result, EditResult::Kept);
     }
 
@@ -1025,10 +1353,17 @@ mod tests {
     #[test]
     fn region_before_prepends_to_file() {
         let mut m = model("a\n[s]\nk=1\n[t]\nz");
-        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), location: start(), ..ins("new=1") };
+        let req = InsertLines {
+            region: region(r"\[s\]", Some(r"\[.*\]"), None),
+            location: start(),
+            ..ins("new=1")
+        };
         let o = run(&mut m, &req);
         assert_eq!(text(&m), "new=1\na\n[s]\nk=1\n[t]\nz");
-        assert_eq!(shown(&o)[0], format!("    info: Prepended the promised line 'new=1' to {P}"));
+        assert_eq!(
+            shown(&o)[0],
+            format!("    info: Prepended the promised line 'new=1' to {P}")
+        );
     }
 
     // recorded: cf-agent 3.21.0, region errors (each pass, failed classes, no end line)
@@ -1036,7 +1371,10 @@ mod tests {
     //    error: The promised end pattern '\[.*\]' was not found when selecting region to insert in '…'
     #[test]
     fn region_errors() {
-        let req = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), None), ..ins("new=1") };
+        let req = InsertLines {
+            region: region(r"\[s\]", Some(r"\[.*\]"), None),
+            ..ins("new=1")
+        };
         let mut m = model("a\n[t]");
         let o = run(&mut m, &req);
         assert_eq!(
@@ -1048,10 +1386,15 @@ mod tests {
         let o = run(&mut m, &req);
         assert_eq!(
             shown(&o),
-            vec![format!(r"   error: The promised end pattern '\[.*\]' was not found when selecting region to insert in '{P}'")]
+            vec![format!(
+                r"   error: The promised end pattern '\[.*\]' was not found when selecting region to insert in '{P}'"
+            )]
         );
         // with select_end_match_eof the region runs to the end of the file
-        let eof = InsertLines { region: region(r"\[s\]", Some(r"\[.*\]"), Some(true)), ..ins("new=1") };
+        let eof = InsertLines {
+            region: region(r"\[s\]", Some(r"\[.*\]"), Some(true)),
+            ..ins("new=1")
+        };
         run(&mut m, &eof);
         assert_eq!(text(&m), "a\n[s]\nk=1\nnew=1");
         // the start on the last line: no region even with eof
@@ -1061,7 +1404,13 @@ mod tests {
         assert_eq!(text(&m), "a\n[s]");
         // no select_end: to the end of the file
         let mut m = model("a\n[s]\nk=1\n[t]\nz");
-        run(&mut m, &InsertLines { region: region(r"\[s\]", None, None), ..ins("new=1") });
+        run(
+            &mut m,
+            &InsertLines {
+                region: region(r"\[s\]", None, None),
+                ..ins("new=1")
+            },
+        );
         assert_eq!(text(&m), "a\n[s]\nk=1\n[t]\nz\nnew=1");
     }
 
@@ -1081,7 +1430,14 @@ mod tests {
         );
         assert_eq!((o.result, o.changed), (EditResult::Warn, false));
         assert_eq!(text(&m), "a");
-        let o = run_env(&mut m, &InsertLines { location: start(), ..ins("x\ny") }, &dry());
+        let o = run_env(
+            &mut m,
+            &InsertLines {
+                location: start(),
+                ..ins("x\ny")
+            },
+            &dry(),
+        );
         assert_eq!(
             shown(&o)[..2],
             v(&[
@@ -1090,7 +1446,14 @@ mod tests {
             ])[..]
         );
         let mut e = model("");
-        let o = run_env(&mut e, &InsertLines { location: start(), ..ins("x\ny") }, &dry());
+        let o = run_env(
+            &mut e,
+            &InsertLines {
+                location: start(),
+                ..ins("x\ny")
+            },
+            &dry(),
+        );
         assert_eq!(
             shown(&o)[..2],
             v(&[
@@ -1099,8 +1462,18 @@ mod tests {
             ])[..]
         );
         let mut l = model("a\nloc");
-        let o = run_env(&mut l, &InsertLines { location: loc(Some("loc"), Some("before"), None), ..ins("x") }, &dry());
-        assert_eq!(shown(&o)[0], format!(" warning: Should insert line 'x' into '{P}' before locator"));
+        let o = run_env(
+            &mut l,
+            &InsertLines {
+                location: loc(Some("loc"), Some("before"), None),
+                ..ins("x")
+            },
+            &dry(),
+        );
+        assert_eq!(
+            shown(&o)[0],
+            format!(" warning: Should insert line 'x' into '{P}' before locator")
+        );
         let o = run_env(&mut e, &ins("x\nx"), &dry());
         assert_eq!(shown(&o).len(), 3);
     }
@@ -1120,10 +1493,19 @@ mod tests {
                 " warning: Warnings encountered when actuating insert_lines promise 'x\ny'",
             ])
         );
-        let o = run_env(&mut m, &InsertLines { location: start(), ..ins("x") }, &warn());
+        let o = run_env(
+            &mut m,
+            &InsertLines {
+                location: start(),
+                ..ins("x")
+            },
+            &warn(),
+        );
         assert_eq!(
             shown(&o)[0],
-            format!(" warning: Should prepend promised line 'x' to '{P}', but only warning promised")
+            format!(
+                " warning: Should prepend promised line 'x' to '{P}', but only warning promised"
+            )
         );
         assert_eq!(o.msgs[0].record, Some(EditResult::Warn));
     }
@@ -1149,10 +1531,15 @@ mod tests {
     fn kept_lines_per_line() {
         let mut m = model("a\nb\nloc\nc");
         let o = run(&mut m, &ins("c\na"));
-        let quoted = format!(" verbose: Promised chunk 'c\na' exists within selected region of '{P}'");
+        let quoted =
+            format!(" verbose: Promised chunk 'c\na' exists within selected region of '{P}'");
         assert_eq!(
             lines(&o),
-            v(&[&quoted, &quoted, " verbose: No changes done for the insert_lines promise 'c\na'"])
+            v(&[
+                &quoted,
+                &quoted,
+                " verbose: No changes done for the insert_lines promise 'c\na'"
+            ])
         );
         assert!(o.msgs.iter().all(|m| m.record == Some(EditResult::Kept)));
     }
@@ -1160,9 +1547,19 @@ mod tests {
     #[test]
     fn already_ran_is_skipped_silently() {
         let mut m = model("a");
-        let o = run_env(&mut m, &ins("b"), &EditEnv { already_ran: true, ..env() });
+        let o = run_env(
+            &mut m,
+            &ins("b"),
+            &EditEnv {
+                already_ran: true,
+                ..env()
+            },
+        );
         assert!(o.msgs.is_empty());
-        assert_eq!((o.result, o.ran, o.changed), (EditResult::Skipped, false, false));
+        assert_eq!(
+            (o.result, o.ran, o.changed),
+            (EditResult::Skipped, false, false)
+        );
         assert_eq!(text(&m), "a");
     }
 }

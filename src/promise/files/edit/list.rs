@@ -23,7 +23,10 @@ impl Lines {
         let mut prev: Option<Id> = None;
         for s in lines {
             let id = l.nodes.len();
-            l.nodes.push(Node { text: s.clone(), next: None });
+            l.nodes.push(Node {
+                text: s.clone(),
+                next: None,
+            });
             match prev {
                 Some(p) => l.nodes[p].next = Some(id),
                 None => l.head = Some(id),
@@ -34,7 +37,9 @@ impl Lines {
     }
 
     pub fn to_lines(&self) -> Vec<String> {
-        self.iter(self.head, None).map(|id| self.nodes[id].text.clone()).collect()
+        self.iter(self.head, None)
+            .map(|id| self.nodes[id].text.clone())
+            .collect()
     }
 
     pub fn head(&self) -> Option<Id> {
@@ -73,11 +78,15 @@ impl Lines {
 
     /// The node before `id` (scanning from the head).
     pub fn prev_of(&self, id: Id) -> Option<Id> {
-        self.iter(self.head, None).find(|&p| self.nodes[p].next == Some(id))
+        self.iter(self.head, None)
+            .find(|&p| self.nodes[p].next == Some(id))
     }
 
     fn alloc(&mut self, text: &str, next: Option<Id>) -> Id {
-        self.nodes.push(Node { text: text.to_string(), next });
+        self.nodes.push(Node {
+            text: text.to_string(),
+            next,
+        });
         self.nodes.len() - 1
     }
 

@@ -40,19 +40,31 @@ pub(crate) fn select_line(line: &str, sel: &SelectLists, out: &mut Out) -> bool 
         return sel.startwith.iter().any(|p| line.starts_with(p.as_str()));
     }
     if !sel.not_startwith.is_empty() {
-        return !sel.not_startwith.iter().any(|p| line.starts_with(p.as_str()));
+        return !sel
+            .not_startwith
+            .iter()
+            .any(|p| line.starts_with(p.as_str()));
     }
     if !sel.matching.is_empty() {
         return sel.matching.iter().any(|p| full_text_match(p, line, out));
     }
     if !sel.not_matching.is_empty() {
-        return !sel.not_matching.iter().any(|p| full_text_match(p, line, out));
+        return !sel
+            .not_matching
+            .iter()
+            .any(|p| full_text_match(p, line, out));
     }
     if !sel.contains.is_empty() {
-        return sel.contains.iter().any(|p| block_text_match(p, line, out).is_some());
+        return sel
+            .contains
+            .iter()
+            .any(|p| block_text_match(p, line, out).is_some());
     }
     if !sel.not_contains.is_empty() {
-        return !sel.not_contains.iter().any(|p| block_text_match(p, line, out).is_some());
+        return !sel
+            .not_contains
+            .iter()
+            .any(|p| block_text_match(p, line, out).is_some());
     }
     true
 }
@@ -74,7 +86,11 @@ pub(crate) fn match_region(
     for (k, piece) in pieces.iter().enumerate() {
         let Some(id) = ip else { return 0 };
         let text = lines.text(id);
-        let same = if regex { full_text_match(piece, text, out) } else { *piece == text };
+        let same = if regex {
+            full_text_match(piece, text, out)
+        } else {
+            *piece == text
+        };
         if !same {
             return 0;
         }
@@ -116,7 +132,10 @@ fn is_c_space(c: char) -> bool {
 /// become `\s+`.
 fn ignore_embedded(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
-    let first = chars.iter().position(|&c| !is_c_space(c)).unwrap_or(chars.len());
+    let first = chars
+        .iter()
+        .position(|&c| !is_c_space(c))
+        .unwrap_or(chars.len());
     let mut last = chars.len().saturating_sub(1);
     while last > first && is_c_space(chars[last]) {
         last -= 1;
@@ -200,7 +219,10 @@ pub(crate) fn match_policy(needle: &str, haystack: &str, policy: &[String], out:
         for (k, p) in policy.iter().enumerate() {
             if p == "exact_match" {
                 if policy.len() > 1 || k != 0 {
-                    out.log(LogLevel::Error, "Multiple policies conflict with \"exact_match\", using exact match");
+                    out.log(
+                        LogLevel::Error,
+                        "Multiple policies conflict with \"exact_match\", using exact match",
+                    );
                     out.promise_ref(LogLevel::Error);
                 }
                 ok = ok || direct;
@@ -235,7 +257,8 @@ pub(crate) fn is_item_in_region(
     out: &mut Out,
 ) -> bool {
     let ids: Vec<Id> = lines.iter(begin, end).collect();
-    ids.into_iter().any(|id| match_policy(item, lines.text(id), policy, out))
+    ids.into_iter()
+        .any(|id| match_policy(item, lines.text(id), policy, out))
 }
 
 #[cfg(test)]
@@ -249,15 +272,27 @@ mod tests {
 
     #[test]
     fn whitespace_policy_regexes() {
-        assert_eq!(whitespace_regexes("key = value", &v(&["ignore_embedded"])), v(&[r"key\s+=\s+value"]));
-        assert_eq!(whitespace_regexes("  lead", &v(&["ignore_leading"])), v(&[r"\s*lead"]));
-        assert_eq!(whitespace_regexes("a.b  ", &v(&["ignore_trailing"])), v(&[r"a\.b\s*"]));
+        assert_eq!(
+            whitespace_regexes("key = value", &v(&["ignore_embedded"])),
+            v(&[r"key\s+=\s+value"])
+        );
+        assert_eq!(
+            whitespace_regexes("  lead", &v(&["ignore_leading"])),
+            v(&[r"\s*lead"])
+        );
+        assert_eq!(
+            whitespace_regexes("a.b  ", &v(&["ignore_trailing"])),
+            v(&[r"a\.b\s*"])
+        );
         assert_eq!(
             whitespace_regexes(" a  b ", &v(&["ignore_leading", "ignore_trailing"])),
             v(&[r"\s*a  b ", r"\s*a  b\s*"])
         );
         // leading/trailing blanks stay literal under ignore_embedded
-        assert_eq!(whitespace_regexes(" a b ", &v(&["ignore_embedded"])), v(&[r" a\s+b "]));
+        assert_eq!(
+            whitespace_regexes(" a b ", &v(&["ignore_embedded"])),
+            v(&[r" a\s+b "])
+        );
         assert!(whitespace_regexes("x", &v(&["exact_match"])).is_empty());
     }
 
@@ -268,13 +303,38 @@ mod tests {
     fn match_policy_as_recorded() {
         let e = env();
         let mut o = Out::new(&e);
-        assert!(match_policy("lead", "  lead", &v(&["ignore_leading"]), &mut o));
-        assert!(match_policy("key = value", "key    =   value", &v(&["ignore_embedded"]), &mut o));
-        assert!(!match_policy("  key    =   value  ", "key    =   value", &v(&["ignore_embedded"]), &mut o));
+        assert!(match_policy(
+            "lead",
+            "  lead",
+            &v(&["ignore_leading"]),
+            &mut o
+        ));
+        assert!(match_policy(
+            "key = value",
+            "key    =   value",
+            &v(&["ignore_embedded"]),
+            &mut o
+        ));
+        assert!(!match_policy(
+            "  key    =   value  ",
+            "key    =   value",
+            &v(&["ignore_embedded"]),
+            &mut o
+        ));
         // recorded: "a+b" with ignore_trailing is kept against "aab" (only . and * are escaped)
         assert!(match_policy("a+b", "aab", &v(&["ignore_trailing"]), &mut o));
-        assert!(!match_policy("a*b", "a.b   ", &v(&["ignore_trailing"]), &mut o));
-        assert!(match_policy("a.b", "a.b   ", &v(&["ignore_trailing"]), &mut o));
+        assert!(!match_policy(
+            "a*b",
+            "a.b   ",
+            &v(&["ignore_trailing"]),
+            &mut o
+        ));
+        assert!(match_policy(
+            "a.b",
+            "a.b   ",
+            &v(&["ignore_trailing"]),
+            &mut o
+        ));
         // no policy: literal
         assert!(match_policy("x", "x", &[], &mut o));
         assert!(!match_policy("x", " x", &[], &mut o));
@@ -298,11 +358,18 @@ mod tests {
     fn select_line_first_list_decides() {
         let e = env();
         let mut o = Out::new(&e);
-        let sel = SelectLists { contains: v(&["c"]), startwith: v(&["a"]), ..Default::default() };
+        let sel = SelectLists {
+            contains: v(&["c"]),
+            startwith: v(&["a"]),
+            ..Default::default()
+        };
         // recorded (S9): startwith is consulted before contains
         assert!(select_line("ab1", &sel, &mut o));
         assert!(!select_line("cd2", &sel, &mut o));
-        let m = SelectLists { matching: v(&["ab.", "c"]), ..Default::default() };
+        let m = SelectLists {
+            matching: v(&["ab.", "c"]),
+            ..Default::default()
+        };
         assert!(select_line("ab1", &m, &mut o));
         assert!(!select_line("abc3", &m, &mut o));
         assert!(select_line("anything", &SelectLists::default(), &mut o));

@@ -30,7 +30,9 @@ pub struct Model {
 
 impl Model {
     pub fn new<S: AsRef<str>>(lines: &[S]) -> Model {
-        Model { lines: lines.iter().map(|l| l.as_ref().to_string()).collect() }
+        Model {
+            lines: lines.iter().map(|l| l.as_ref().to_string()).collect(),
+        }
     }
 }
 
@@ -188,17 +190,31 @@ pub(crate) struct Out<'e> {
 
 impl<'e> Out<'e> {
     pub fn new(env: &'e EditEnv<'e>) -> Out<'e> {
-        Out { env, msgs: Vec::new(), result: EditResult::Kept, changed: false, ran: false }
+        Out {
+            env,
+            msgs: Vec::new(),
+            result: EditResult::Kept,
+            changed: false,
+            ran: false,
+        }
     }
 
     /// A plain log line.
     pub fn log(&mut self, level: LogLevel, text: impl Into<String>) {
-        self.msgs.push(Msg { level, text: text.into(), record: None });
+        self.msgs.push(Msg {
+            level,
+            text: text.into(),
+            record: None,
+        });
     }
 
     /// A promise-outcome record: the line, its classes, and the result update.
     pub fn record(&mut self, level: LogLevel, outcome: EditResult, text: impl Into<String>) {
-        self.msgs.push(Msg { level, text: text.into(), record: Some(outcome) });
+        self.msgs.push(Msg {
+            level,
+            text: text.into(),
+            record: Some(outcome),
+        });
         self.result = self.result.update(outcome);
     }
 
@@ -216,10 +232,18 @@ impl<'e> Out<'e> {
     /// `Should <desc>` warning (WARN) and returns false.
     pub fn making_changes(&mut self, desc: &str) -> bool {
         if self.env.warn_only {
-            self.record(LogLevel::Warning, EditResult::Warn, format!("Should {desc}, but only warning promised"));
+            self.record(
+                LogLevel::Warning,
+                EditResult::Warn,
+                format!("Should {desc}, but only warning promised"),
+            );
             false
         } else if self.env.dry_run {
-            self.record(LogLevel::Warning, EditResult::Warn, format!("Should {desc}"));
+            self.record(
+                LogLevel::Warning,
+                EditResult::Warn,
+                format!("Should {desc}"),
+            );
             false
         } else {
             true
@@ -231,7 +255,10 @@ impl<'e> Out<'e> {
         let e = self.env;
         self.log(
             level,
-            format!("Promise belongs to bundle '{}' in file '{}' near line {}", e.bundle, e.policy_file, e.line),
+            format!(
+                "Promise belongs to bundle '{}' in file '{}' near line {}",
+                e.bundle, e.policy_file, e.line
+            ),
         );
         if let Some(c) = e.comment {
             self.log(level, format!("Comment is '{c}'"));
@@ -243,12 +270,16 @@ impl<'e> Out<'e> {
         let r = self.result;
         match r {
             EditResult::Skipped => {}
-            EditResult::Kept => {
-                self.record(LogLevel::Verbose, r, format!("No changes done for the {type_word} promise '{promiser}'"))
-            }
-            EditResult::Repaired => {
-                self.record(LogLevel::Info, r, format!("{type_word} promise '{promiser}' repaired"))
-            }
+            EditResult::Kept => self.record(
+                LogLevel::Verbose,
+                r,
+                format!("No changes done for the {type_word} promise '{promiser}'"),
+            ),
+            EditResult::Repaired => self.record(
+                LogLevel::Info,
+                r,
+                format!("{type_word} promise '{promiser}' repaired"),
+            ),
             EditResult::Warn => self.record(
                 LogLevel::Warning,
                 r,
@@ -263,13 +294,20 @@ impl<'e> Out<'e> {
     }
 
     pub fn finish(self) -> OpOut {
-        OpOut { result: self.result, msgs: self.msgs, changed: self.changed, ran: self.ran }
+        OpOut {
+            result: self.result,
+            msgs: self.msgs,
+            changed: self.changed,
+            ran: self.ran,
+        }
     }
 }
 
 /// `select_end_match_eof` in force for a region.
 pub(crate) fn end_match_eof(region: &Region, env: &EditEnv) -> bool {
-    region.select_end_match_eof.unwrap_or(env.select_end_match_eof)
+    region
+        .select_end_match_eof
+        .unwrap_or(env.select_end_match_eof)
 }
 
 #[cfg(test)]
@@ -293,18 +331,26 @@ pub(crate) mod testutil {
     }
 
     pub fn dry() -> EditEnv<'static> {
-        EditEnv { dry_run: true, ..env() }
+        EditEnv {
+            dry_run: true,
+            ..env()
+        }
     }
 
     pub fn warn() -> EditEnv<'static> {
-        EditEnv { warn_only: true, ..env() }
+        EditEnv {
+            warn_only: true,
+            ..env()
+        }
     }
 
     pub fn model(s: &str) -> Model {
         if s.is_empty() {
             return Model::default();
         }
-        Model { lines: s.split('\n').map(str::to_string).collect() }
+        Model {
+            lines: s.split('\n').map(str::to_string).collect(),
+        }
     }
 
     pub fn text(m: &Model) -> String {
@@ -313,7 +359,10 @@ pub(crate) mod testutil {
 
     /// Messages as the agent prints them (`    info: …`), one per entry.
     pub fn lines(o: &OpOut) -> Vec<String> {
-        o.msgs.iter().map(|m| format!("{:>8}: {}", m.level.name(), m.text)).collect()
+        o.msgs
+            .iter()
+            .map(|m| format!("{:>8}: {}", m.level.name(), m.text))
+            .collect()
     }
 
     /// Only the lines a `-I` run shows (info and above).
@@ -354,7 +403,10 @@ mod tests {
         let mut o2 = Out::new(&w);
         assert!(!o2.making_changes("edit file 'P'"));
         assert_eq!(o.msgs[0].text, "Should edit file 'P'");
-        assert_eq!(o2.msgs[0].text, "Should edit file 'P', but only warning promised");
+        assert_eq!(
+            o2.msgs[0].text,
+            "Should edit file 'P', but only warning promised"
+        );
         assert_eq!(o.result, Warn);
     }
 }

@@ -80,15 +80,22 @@ pub struct Selection {
 
 /// `select_region` over a model: the delimiters, or `None` when the region cannot be selected (the
 /// sub-promise fails with `… could not select an edit region …`); with the verbose lines it logs.
-pub fn select_region(model: &Model, region: &Region, env: &EditEnv) -> (Option<Selection>, Vec<Msg>) {
+pub fn select_region(
+    model: &Model,
+    region: &Region,
+    env: &EditEnv,
+) -> (Option<Selection>, Vec<Msg>) {
     let lines = Lines::from_lines(&model.lines);
     let mut out = Out::new(env);
     let sel = select(&lines, region, &mut out).map(|b| {
-        let index = |id: Option<Id>| id.and_then(|id| lines.iter(lines.head(), None).position(|x| x == id));
+        let index =
+            |id: Option<Id>| id.and_then(|id| lines.iter(lines.head(), None).position(|x| x == id));
         Selection {
             start: index(b.begin),
             end: index(b.end),
-            end_missing: b.end.is_none() && region.select_end.is_some() && !super::end_match_eof(region, env),
+            end_missing: b.end.is_none()
+                && region.select_end.is_some()
+                && !super::end_match_eof(region, env),
         }
     });
     (sel, out.msgs)
@@ -110,8 +117,19 @@ mod tests {
     #[test]
     fn delimiters_are_full_matches() {
         let e = env();
-        let (s, m) = select_region(&model("a\n[s]\nk=1\n[t]\nz"), &r(r"\[s\]", Some(r"\[.*\]")), &e);
-        assert_eq!(s, Some(Selection { start: Some(1), end: Some(3), end_missing: false }));
+        let (s, m) = select_region(
+            &model("a\n[s]\nk=1\n[t]\nz"),
+            &r(r"\[s\]", Some(r"\[.*\]")),
+            &e,
+        );
+        assert_eq!(
+            s,
+            Some(Selection {
+                start: Some(1),
+                end: Some(3),
+                end_missing: false
+            })
+        );
         assert!(m.is_empty());
         // `[s]x` does not fully match
         let (s, _) = select_region(&model("[s]x\nb"), &r(r"\[s\]", None), &e);
@@ -122,11 +140,24 @@ mod tests {
     fn end_not_found() {
         let e = env();
         let (s, _) = select_region(&model("a\n[s]\nk=1"), &r(r"\[s\]", Some(r"\[.*\]")), &e);
-        assert_eq!(s, Some(Selection { start: Some(1), end: None, end_missing: true }));
-        let eof = Region { select_end_match_eof: Some(true), ..r(r"\[s\]", Some(r"\[.*\]")) };
+        assert_eq!(
+            s,
+            Some(Selection {
+                start: Some(1),
+                end: None,
+                end_missing: true
+            })
+        );
+        let eof = Region {
+            select_end_match_eof: Some(true),
+            ..r(r"\[s\]", Some(r"\[.*\]"))
+        };
         let (s, _) = select_region(&model("a\n[s]\nk=1"), &eof, &e);
         assert_eq!(s.map(|s| s.end_missing), Some(false));
-        let ctl = EditEnv { select_end_match_eof: true, ..env() };
+        let ctl = EditEnv {
+            select_end_match_eof: true,
+            ..env()
+        };
         let (s, _) = select_region(&model("a\n[s]\nk=1"), &r(r"\[s\]", Some(r"\[.*\]")), &ctl);
         assert_eq!(s.map(|s| s.end_missing), Some(false));
     }
@@ -138,10 +169,23 @@ mod tests {
         let e = env();
         let (s, m) = select_region(&model("a\n[s]"), &r(r"\[s\]", None), &e);
         assert_eq!(s, None);
-        assert_eq!(m[0].text, r"The promised start pattern '\[s\]' found an empty region at the end of file '/srv/t/f.txt'");
-        let inc = Region { include_start: true, ..r(r"\[s\]", None) };
+        assert_eq!(
+            m[0].text,
+            r"The promised start pattern '\[s\]' found an empty region at the end of file '/srv/t/f.txt'"
+        );
+        let inc = Region {
+            include_start: true,
+            ..r(r"\[s\]", None)
+        };
         let (s, _) = select_region(&model("a\n[s]"), &inc, &e);
-        assert_eq!(s, Some(Selection { start: Some(1), end: None, end_missing: false }));
+        assert_eq!(
+            s,
+            Some(Selection {
+                start: Some(1),
+                end: None,
+                end_missing: false
+            })
+        );
     }
 
     #[test]
@@ -150,7 +194,10 @@ mod tests {
         let (s, m) = select_region(&model("a\n[t]"), &r(r"\[s\]", None), &e);
         assert_eq!(s, None);
         assert_eq!(m[0].level, LogLevel::Verbose);
-        assert_eq!(m[0].text, r"The promised start pattern '\[s\]' was not found when selecting edit region in '/srv/t/f.txt'");
+        assert_eq!(
+            m[0].text,
+            r"The promised start pattern '\[s\]' was not found when selecting edit region in '/srv/t/f.txt'"
+        );
     }
 
     #[test]

@@ -72,7 +72,10 @@ pub fn replace_patterns(
 
     let once_only = req.occurrences.as_deref() == Some("first");
     if once_only {
-        out.log(LogLevel::Warning, "Setting replace-occurrences policy to 'first' is not convergent");
+        out.log(
+            LogLevel::Warning,
+            "Setting replace-occurrences policy to 'first' is not convergent",
+        );
     }
     let not_anchored = !(p.starts_with('^') && p.ends_with('$'));
     let mut notfound = true;
@@ -85,7 +88,10 @@ pub fn replace_patterns(
         let mut match_len = 0;
         while let Some(caps) = block_text_match(p, &buf, &mut out) {
             if match_len == buf.len() {
-                out.log(LogLevel::Verbose, "Improper convergent expression matches defacto convergence, so accepting");
+                out.log(
+                    LogLevel::Verbose,
+                    "Improper convergent expression matches defacto convergence, so accepting",
+                );
                 break;
             }
             let over = cutoff > MAX_REPLACE;
@@ -104,7 +110,10 @@ pub fn replace_patterns(
             notfound = false;
             replaced = true;
             if once_only {
-                out.log(LogLevel::Verbose, "Replace first occurrence only (warning, this is not a convergent policy)");
+                out.log(
+                    LogLevel::Verbose,
+                    "Replace first occurrence only (warning, this is not a convergent policy)",
+                );
                 break;
             }
         }
@@ -133,7 +142,10 @@ pub fn replace_patterns(
             out.log(LogLevel::Verbose, format!("cutoff {cutoff}, '{buf}'"));
             out.log(LogLevel::Verbose, format!("cutoff {cutoff}, '{buf}'"));
             if once_only {
-                out.log(LogLevel::Verbose, "Replace first occurrence only (warning, this is not a convergent policy)");
+                out.log(
+                    LogLevel::Verbose,
+                    "Replace first occurrence only (warning, this is not a convergent policy)",
+                );
                 break;
             }
             if block_text_match(p, &buf, &mut out).is_some() {
@@ -171,11 +183,18 @@ mod tests {
     }
 
     fn rep(p: &str, value: &str) -> ReplacePatterns {
-        ReplacePatterns { promiser: p.into(), replace_value: Some(value.into()), ..Default::default() }
+        ReplacePatterns {
+            promiser: p.into(),
+            replace_value: Some(value.into()),
+            ..Default::default()
+        }
     }
 
     fn first(p: &str, value: &str) -> ReplacePatterns {
-        ReplacePatterns { occurrences: Some("first".into()), ..rep(p, value) }
+        ReplacePatterns {
+            occurrences: Some("first".into()),
+            ..rep(p, value)
+        }
     }
 
     /// `$(match.N)` expansion as the engine does it.
@@ -241,8 +260,14 @@ mod tests {
         );
         assert_eq!(text(&m), "color red\n  port = 8080\ndog dog\nplain");
         // second run: the port promise is kept, the two errors again
-        assert_eq!(run(&mut m, &rep(PORT, "$(match.1)port = 8080")).result, EditResult::Kept);
-        assert_eq!(run(&mut m, &rep("colou?r", "colour")).result, EditResult::Interrupted);
+        assert_eq!(
+            run(&mut m, &rep(PORT, "$(match.1)port = 8080")).result,
+            EditResult::Kept
+        );
+        assert_eq!(
+            run(&mut m, &rep("colou?r", "colour")).result,
+            EditResult::Interrupted
+        );
     }
 
     // recorded: cf-agent 3.21.0 -n, Appendix A.4: `Should replace pattern` once per line (4), then for
@@ -267,8 +292,17 @@ mod tests {
         assert_eq!(o.result, EditResult::Warn);
         let o = run_env(&mut m, &first("dog", "cat"), &dry());
         let should = format!(" warning: Should replace pattern 'dog' in '{P}'");
-        assert_eq!(shown(&o)[..3], v(&[" warning: Setting replace-occurrences policy to 'first' is not convergent", &should, &should])[..]);
-        assert!(shown(&o)[3].starts_with("   error: Promised replacement 'cat dog' on line 'dog dog'"));
+        assert_eq!(
+            shown(&o)[..3],
+            v(&[
+                " warning: Setting replace-occurrences policy to 'first' is not convergent",
+                &should,
+                &should
+            ])[..]
+        );
+        assert!(
+            shown(&o)[3].starts_with("   error: Promised replacement 'cat dog' on line 'dog dog'")
+        );
         assert_eq!(text(&m), A4);
     }
 
@@ -286,7 +320,10 @@ mod tests {
     #[test]
     fn match_groups() {
         let mut m = model("k=v\nother");
-        let o = run(&mut m, &rep(r"^(\w+)=(\w+)$", "$(match.2)=$(match.1) [$(match.0)]"));
+        let o = run(
+            &mut m,
+            &rep(r"^(\w+)=(\w+)$", "$(match.2)=$(match.1) [$(match.0)]"),
+        );
         assert_eq!(text(&m), "v=k [k=v]\nother");
         assert_eq!(o.result, EditResult::Repaired);
     }
@@ -312,7 +349,9 @@ mod tests {
             ])
         );
         let records: Vec<_> = o.msgs.iter().filter_map(|m| m.record).collect();
-        assert!(records.contains(&EditResult::Repaired) && records.contains(&EditResult::Interrupted));
+        assert!(
+            records.contains(&EditResult::Repaired) && records.contains(&EditResult::Interrupted)
+        );
     }
 
     // recorded: cf-agent 3.21.0 -v, "^a$" → "a" on a/b:
@@ -338,7 +377,9 @@ mod tests {
                 " verbose: cutoff 2, 'a'",
             ])[..]
         );
-        assert!(l[6].starts_with("   error: Promised replacement 'a' for pattern '^a$' is not properly convergent"));
+        assert!(l[6].starts_with(
+            "   error: Promised replacement 'a' for pattern '^a$' is not properly convergent"
+        ));
         assert!(!o.changed);
         assert_eq!(o.result, EditResult::Interrupted);
     }
@@ -348,7 +389,10 @@ mod tests {
     #[test]
     fn comment_after_promise_reference() {
         let mut m = model("color");
-        let e = EditEnv { comment: Some("my comment"), ..env() };
+        let e = EditEnv {
+            comment: Some("my comment"),
+            ..env()
+        };
         let o = run_env(&mut m, &rep("colou?r", "colour"), &e);
         assert_eq!(shown(&o)[2], "   error: Comment is 'my comment'");
     }
@@ -358,9 +402,15 @@ mod tests {
     #[test]
     fn missing_replace_value() {
         let mut m = model("abc");
-        let req = ReplacePatterns { promiser: "b".into(), ..Default::default() };
+        let req = ReplacePatterns {
+            promiser: "b".into(),
+            ..Default::default()
+        };
         let o = run(&mut m, &req);
-        assert_eq!(shown(&o), v(&["   error: The promised pattern replace 'b' has no replacement string"]));
+        assert_eq!(
+            shown(&o),
+            v(&["   error: The promised pattern replace 'b' has no replacement string"])
+        );
         assert_eq!((o.result, o.ran), (EditResult::Interrupted, false));
     }
 
@@ -370,10 +420,16 @@ mod tests {
     fn warn_only_every_line() {
         let mut m = model("abc\nxyz\nabd");
         let o = run_env(&mut m, &rep("b", "B"), &warn());
-        let should = format!(" warning: Should replace pattern 'b' in '{P}', but only warning promised");
+        let should =
+            format!(" warning: Should replace pattern 'b' in '{P}', but only warning promised");
         assert_eq!(
             shown(&o),
-            v(&[&should, &should, &should, " warning: Warnings encountered when actuating replace_patterns promise 'b'"])
+            v(&[
+                &should,
+                &should,
+                &should,
+                " warning: Warnings encountered when actuating replace_patterns promise 'b'"
+            ])
         );
         assert_eq!(text(&m), "abc\nxyz\nabd");
     }
@@ -404,10 +460,22 @@ mod tests {
         let should = format!(" warning: Should replace pattern 'zz' in '{P}'");
         assert_eq!(
             shown(&o),
-            v(&[&should, &should, " warning: Warnings encountered when actuating replace_patterns promise 'zz'"])
+            v(&[
+                &should,
+                &should,
+                " warning: Warnings encountered when actuating replace_patterns promise 'zz'"
+            ])
         );
         let records: Vec<_> = o.msgs.iter().filter_map(|m| m.record).collect();
-        assert_eq!(records, vec![EditResult::Warn, EditResult::Warn, EditResult::Kept, EditResult::Warn]);
+        assert_eq!(
+            records,
+            vec![
+                EditResult::Warn,
+                EditResult::Warn,
+                EditResult::Kept,
+                EditResult::Warn
+            ]
+        );
         assert_eq!(o.result, EditResult::Warn);
     }
 
@@ -417,9 +485,15 @@ mod tests {
         let mut m = model("q\ncolor");
         let o = run_env(&mut m, &rep("colou?r", "colour"), &dry());
         let s = shown(&o);
-        assert_eq!(s[0], format!(" warning: Should replace pattern 'colou?r' in '{P}'"));
+        assert_eq!(
+            s[0],
+            format!(" warning: Should replace pattern 'colou?r' in '{P}'")
+        );
         assert!(s[1].starts_with("   error: Promised replacement 'colour' on line 'color'"));
-        assert_eq!(s[3], "   error: Errors encountered when actuating replace_patterns promise 'colou?r'");
+        assert_eq!(
+            s[3],
+            "   error: Errors encountered when actuating replace_patterns promise 'colou?r'"
+        );
     }
 
     // recorded: cf-agent 3.21.0, occurrences => "first" on dog/dog dog/dog → cat/dog dog/dog: the first
@@ -446,7 +520,12 @@ mod tests {
     #[test]
     fn twenty_substitutions_per_line() {
         for (line, p, value, want) in [
-            ("aaaaaaaaaaaaaaaaaaaaaaaaa", "a", "b", "bbbbbbbbbbbbbbbbbbbbaaaaa"),
+            (
+                "aaaaaaaaaaaaaaaaaaaaaaaaa",
+                "a",
+                "b",
+                "bbbbbbbbbbbbbbbbbbbbaaaaa",
+            ),
             ("ab", "a", "aa", "aaaaaaaaaaaaaaaaaaaaab"),
             ("ab", "x*", "Y", "YYYYYYYYYYYYYYYYYYYYab"),
         ] {
@@ -474,7 +553,13 @@ mod tests {
     #[test]
     fn region_replace() {
         let mut m = model("b\n[s]\nb\n[t]\nb");
-        run(&mut m, &ReplacePatterns { region: region(false), ..rep("b", "B") });
+        run(
+            &mut m,
+            &ReplacePatterns {
+                region: region(false),
+                ..rep("b", "B")
+            },
+        );
         assert_eq!(text(&m), "b\n[s]\nB\n[t]\nb");
     }
 
@@ -485,11 +570,21 @@ mod tests {
     fn region_includes_start_delimiter() {
         for inc in [false, true] {
             let mut m = model("s\n[s]\ns\n[t]\ns");
-            let req = ReplacePatterns { region: region(inc), ..rep("s", "S") };
+            let req = ReplacePatterns {
+                region: region(inc),
+                ..rep("s", "S")
+            };
             let o = run(&mut m, &req);
             assert_eq!(text(&m), "s\n[S]\nS\n[t]\ns");
             assert_eq!(shown(&o).len(), 3);
-            let o = run_env(&mut m, &req, &EditEnv { already_ran: true, ..env() });
+            let o = run_env(
+                &mut m,
+                &req,
+                &EditEnv {
+                    already_ran: true,
+                    ..env()
+                },
+            );
             assert_eq!(
                 shown(&o),
                 v(&[&format!("   error: The promised pattern replace 's' could not select an edit region in '{P}'")])
@@ -501,7 +596,13 @@ mod tests {
     #[test]
     fn region_without_end_runs_to_eof() {
         let mut m = model("b\n[s]\nb\nb");
-        let o = run(&mut m, &ReplacePatterns { region: region(false), ..rep("b", "B") });
+        let o = run(
+            &mut m,
+            &ReplacePatterns {
+                region: region(false),
+                ..rep("b", "B")
+            },
+        );
         assert_eq!(text(&m), "b\n[s]\nB\nB");
         assert_eq!(shown(&o).len(), 3);
     }
