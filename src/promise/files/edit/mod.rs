@@ -394,6 +394,153 @@ mod tests {
         assert_eq!(Warn.class_suffix(), Some("failed"));
     }
 
+    fn expand(s: &str, groups: &[Option<String>]) -> String {
+        let mut r = s.to_string();
+        for (i, g) in groups.iter().enumerate() {
+            if let Some(g) = g {
+                r = r.replace(&format!("$(match.{i})"), g);
+            }
+        }
+        r
+    }
+
+    // recorded: cf-agent 3.21.0, Appendix A.1 (`p/e1.cf`): bundle `order` on
+    // keep1/remove me/foo=baz/x:old:z/keep2, run in the agent's type order
+    //     info: Deleted the promised line 1 'remove me' from /srv/demo/t/e1/order.txt
+    //     info: delete_lines promise 'remove.*' repaired
+    //     info: Set field sub-value 'NEW' in '/srv/demo/t/e1/order.txt'
+    //     info: fields_edit promise '^x:.*' repaired
+    //     info: Inserted the promised line 'added line' into '/srv/demo/t/e1/order.txt' after locator
+    //     info: insert_lines promise 'added line' repaired
+    //     info: Replaced pattern '^foo=(?!bar$).*$' in '/srv/demo/t/e1/order.txt'
+    //     info: replace_patterns promise '^foo=(?!bar$).*$' repaired
+    // → keep1/foo=bar/x:NEW:z/keep2/added line; the second run keeps all four
+    #[test]
+    fn appendix_a1_bundle_in_type_order() {
+        let e = EditEnv {
+            filename: "/srv/demo/t/e1/order.txt",
+            ..testutil::env()
+        };
+        let mut m = testutil::model("keep1\nremove me\nfoo=baz\nx:old:z\nkeep2");
+        let del = delete::DeleteLines {
+            promiser: "remove.*".into(),
+            ..Default::default()
+        };
+        let fld = fields::FieldEdits {
+            promiser: "^x:.*".into(),
+            field_separator: Some(":".into()),
+            select_field: Some(2),
+            value_separator: Some(",".into()),
+            field_value: Some("NEW".into()),
+            field_operation: Some("set".into()),
+            extend_fields: true,
+            allow_blank_fields: true,
+            ..Default::default()
+        };
+        let ins = insert::InsertLines {
+            promiser: "added line".into(),
+            ..Default::default()
+        };
+        let rep = replace::ReplacePatterns {
+            promiser: "^foo=(?!bar$).*$".into(),
+            replace_value: Some("foo=bar".into()),
+            ..Default::default()
+        };
+        let no_file = |_: &str| Err(ReadError::Os("No such file or directory".into()));
+        let mut all = Vec::new();
+        for pass in 0..2 {
+            let mut shown = Vec::new();
+            let outs = [
+                delete::delete_lines(&mut m, &del, &e),
+                fields::field_edits(&mut m, &fld, &e),
+                insert::insert_lines(&mut m, &ins, &e, &no_file, &mut expand),
+                replace::replace_patterns(&mut m, &rep, &e, &mut expand),
+            ];
+            for o in &outs {
+                shown.extend(testutil::shown(o));
+                if pass == 1 {
+                    assert_eq!(o.result, EditResult::Kept);
+                }
+            }
+            all.push(shown);
+        }
+        assert_eq!(
+            testutil::text(&m),
+            "keep1\nfoo=bar\nx:NEW:z\nkeep2\nadded line"
+        );
+        assert_eq!(
+            all[0],
+            [
+                "    info: Deleted the promised line 1 'remove me' from /srv/demo/t/e1/order.txt",
+                "    info: delete_lines promise 'remove.*' repaired",
+                "    info: Set field sub-value 'NEW' in '/srv/demo/t/e1/order.txt'",
+                "    info: fields_edit promise '^x:.*' repaired",
+                "    info: Inserted the promised line 'added line' into '/srv/demo/t/e1/order.txt' after locator",
+                "    info: insert_lines promise 'added line' repaired",
+                "    info: Replaced pattern '^foo=(?!bar$).*$' in '/srv/demo/t/e1/order.txt'",
+                "    info: replace_patterns promise '^foo=(?!bar$).*$' repaired",
+            ]
+        );
+        assert!(all[1].is_empty());
+    }
+
+    // recorded: cf-agent 3.21.0, replace_patterns "^\s*(memory_limit\s*=\s*(?!512M$).*|memory_limit)$"
+    // value("memory_limit = 512M") on `memory_limit = 512M`, every run:
+    //    error: Promised replacement 'memory_limit = 512M' for pattern '…' is not properly convergent while
+    //    editing '…' (pattern still matches the end-state replacement string 'memory_limit = 512M', consider use of a negative look ahead)
+    // B.10: the stdlib's set_line_based look-ahead `^\s*(memory_limit\s*=\s*(?!512M$).*|memory_limit)$`
+    // still matches a line that is already right (`\s*=\s*` can stop before the blank), so it is
+    // "replaced" by itself and reported not properly convergent on every run
+    #[test]
+    fn b10_set_line_based_lookahead_errors_every_run() {
+        let e = testutil::env();
+        let mut m = testutil::model("memory_limit = 512M");
+        let req = replace::ReplacePatterns {
+            promiser: r"^\s*(memory_limit\s*=\s*(?!512M$).*|memory_limit)$".into(),
+            replace_value: Some("memory_limit = 512M".into()),
+            ..Default::default()
+        };
+        for _ in 0..2 {
+            let o = replace::replace_patterns(&mut m, &req, &e, &mut expand);
+            assert_eq!(o.result, EditResult::Interrupted);
+            assert!(!o.changed);
+            assert!(testutil::shown(&o)
+                .iter()
+                .any(|l| l.contains("is not properly convergent")));
+        }
+        assert_eq!(testutil::text(&m), "memory_limit = 512M");
+    }
+
+    // recorded: cf-agent 3.21.0, replace_patterns "^(.*foo.*)$" replace_with => comment("#") on foo:
+    //    error: Promised replacement '# # # # # # # # # # # # # # # # # # # # foo' for pattern '^(.*foo.*)$' is not properly convergent …
+    //     info: Replaced pattern '^(.*foo.*)$' in '…'
+    //     info: Promise belongs to bundle 'e' in file './b10a.cf' near line 10
+    // B.10: comment_lines_matching with a regex that also matches the commented line writes `# ` twenty
+    // times (`^(.*foo.*)$` → `# $(match.1)`)
+    #[test]
+    fn b10_comment_lines_matching_twenty_times() {
+        let e = testutil::env();
+        let mut m = testutil::model("foo");
+        let req = replace::ReplacePatterns {
+            promiser: "^(.*foo.*)$".into(),
+            replace_value: Some("# $(match.1)".into()),
+            ..Default::default()
+        };
+        let o = replace::replace_patterns(&mut m, &req, &e, &mut expand);
+        let want = format!("{}foo", "# ".repeat(20));
+        assert_eq!(testutil::text(&m), want);
+        assert_eq!(o.result, EditResult::Interrupted);
+        assert_eq!(
+            testutil::shown(&o),
+            [
+                "    info: Replaced pattern '^(.*foo.*)$' in '/srv/t/f.txt'".to_string(),
+                format!("   error: Promised replacement '{want}' for pattern '^(.*foo.*)$' is not properly convergent while editing '/srv/t/f.txt' (pattern still matches the end-state replacement string '{want}', consider use of a negative look ahead)"),
+                "    info: Promise belongs to bundle 'e' in file './t.cf' near line 10".to_string(),
+                "   error: Errors encountered when actuating replace_patterns promise '^(.*foo.*)$'".to_string(),
+            ]
+        );
+    }
+
     #[test]
     fn making_changes_words_dry_run_and_warn_only() {
         let e = testutil::dry();
