@@ -27,6 +27,7 @@ pub mod henc;
 pub mod host;
 pub mod load;
 pub mod module;
+pub mod pcre;
 pub mod promise;
 pub mod sim;
 pub mod source;

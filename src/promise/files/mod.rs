@@ -4,6 +4,7 @@
 //! lattice with classes set at every step, and the end-of-promise lines. One file per concern below.
 
 pub mod attrs;
+pub mod edit;
 mod leaf;
 mod result;
 mod search;
