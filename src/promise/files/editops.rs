@@ -1,25 +1,351 @@
 //! The promise types of `edit_line` bundles (insert_lines, delete_lines, replace_patterns,
-//! field_edits) evaluated on the model of the file being edited, and `cfengine` templates turned into
-//! insert_lines promises.
+//! field_edits) run on the model of the file being edited: their bodies flattened and expanded, the
+//! per-file lock (called every pass, as the agent repeats what comes before its lock), the lines
+//! each op logs (INFO held back by the driver) and the outcome classes they set; and `cfengine`
+//! templates turned into `preserve_all_lines` insertions.
 
+use super::edit::{self, EditEnv, EditResult, Model, OpOut, Region, SelectLists};
 use super::Pr;
 use crate::eval::output::LogLevel;
-use crate::eval::{BundleDef, Engine};
-use crate::syntax::ast::Promise;
+use crate::eval::{BundleDef, Engine, Outcome};
+use crate::syntax::ast::{Promise, Rval};
 
-/// Evaluates one edit_line sub-promise binding on the model in `e.edit`.
-pub fn evaluate(e: &mut Engine<'_>, _def: &BundleDef, t: &str, _p: &Promise, promiser: &str) {
-    e.log(
-        LogLevel::Warning,
-        &format!("cfsim: {t} promise '{promiser}' is not simulated yet"),
-    );
-    e.end_event(Some("not_simulated"), None);
+fn truthy(s: &str) -> bool {
+    matches!(s, "true" | "yes" | "on")
 }
 
-/// `template_method => "cfengine"`.
-pub fn cfengine_template(e: &mut Engine<'_>, _pr: &mut Pr<'_>, t: &str) {
-    e.log(
-        LogLevel::Warning,
-        &format!("cfsim: cfengine template '{t}' is not simulated yet"),
-    );
+/// A body's attributes as strings and lists.
+struct Body(Vec<(String, Rval)>);
+
+impl Body {
+    fn get(&self, e: &mut Engine<'_>, l: &str) -> Option<String> {
+        let rv = self.0.iter().rev().find(|(k, _)| k == l).map(|(_, v)| v.clone())?;
+        e.scalar_of(&rv)
+    }
+    fn list(&self, e: &mut Engine<'_>, l: &str) -> Vec<String> {
+        match self.0.iter().rev().find(|(k, _)| k == l).map(|(_, v)| v.clone()) {
+            Some(rv) => e.list_of(&rv),
+            None => Vec::new(),
+        }
+    }
+    fn flag(&self, e: &mut Engine<'_>, l: &str) -> bool {
+        self.get(e, l).is_some_and(|v| truthy(&v))
+    }
+}
+
+fn body(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, lval: &str) -> Option<Body> {
+    Engine::constraint(p, lval)?;
+    Some(Body(e.body_attrs(def, p, lval, lval)))
+}
+
+fn region(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) -> Option<Region> {
+    let b = body(e, def, p, "select_region")?;
+    let eof = b.get(e, "select_end_match_eof").map(|v| truthy(&v));
+    Some(Region {
+        select_start: b.get(e, "select_start"),
+        select_end: b.get(e, "select_end"),
+        include_start: b.flag(e, "include_start_delimiter"),
+        include_end: b.flag(e, "include_end_delimiter"),
+        select_end_match_eof: eof,
+    })
+}
+
+fn select_lists(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, lval: &str, pre: &str) -> SelectLists {
+    let Some(b) = body(e, def, p, lval) else {
+        return SelectLists::default();
+    };
+    SelectLists {
+        startwith: b.list(e, &format!("{pre}_startwith_from_list")),
+        not_startwith: b.list(e, &format!("{pre}_not_startwith_from_list")),
+        matching: b.list(e, &format!("{pre}_match_from_list")),
+        not_matching: b.list(e, &format!("{pre}_not_match_from_list")),
+        contains: b.list(e, &format!("{pre}_contains_from_list")),
+        not_contains: b.list(e, &format!("{pre}_not_contains_from_list")),
+    }
+}
+
+fn scalar(e: &mut Engine<'_>, p: &Promise, l: &str) -> Option<String> {
+    let rv = Engine::constraint(p, l)?;
+    e.scalar_of(rv)
+}
+
+/// Replaces `$(match.N)` / `${match.N}` by the captures.
+fn with_matches(s: &str, caps: &[Option<String>]) -> String {
+    let mut out = s.to_string();
+    for (i, c) in caps.iter().enumerate().rev() {
+        let v = c.clone().unwrap_or_default();
+        out = out
+            .replace(&format!("$(match.{i})"), &v)
+            .replace(&format!("${{match.{i}}}"), &v);
+    }
+    out
+}
+
+/// `select_end_match_eof` of `body agent control` (default false).
+fn agent_eof(e: &Engine<'_>) -> bool {
+    e.ctx
+        .vars
+        .get(&(
+            "default".to_string(),
+            "control_agent".to_string(),
+            "select_end_match_eof".to_string(),
+        ))
+        .is_some_and(|v| matches!(v.value.as_scalar(), Some("true" | "yes" | "on")))
+}
+
+/// Logs an op's lines, sets the outcome classes its records ask for, and returns its result.
+fn emit(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, out: &OpOut) {
+    for m in &out.msgs {
+        e.log(m.level, &m.text);
+        if let Some(r) = m.record {
+            if let Some(o) = outcome(r) {
+                e.apply_classes_body(def, p, o);
+            }
+        }
+    }
+}
+
+fn outcome(r: EditResult) -> Option<Outcome> {
+    match r {
+        EditResult::Skipped => None,
+        EditResult::Kept => Some(Outcome::Kept),
+        EditResult::Repaired => Some(Outcome::Repaired),
+        EditResult::Warn | EditResult::Failed | EditResult::Interrupted => Some(Outcome::Failed),
+    }
+}
+
+/// Evaluates one edit_line sub-promise binding on the model in `e.edit`.
+pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
+    if let Some(skip) = e.conditions(p) {
+        e.end_event(Some(skip), None);
+        return;
+    }
+    let Some(state) = e.edit.as_ref() else {
+        e.end_event(Some("not_simulated"), None);
+        return;
+    };
+    let filename = state.filename.clone();
+    let file_warn = state.action_warn;
+    // the lock: once per file and run
+    let digest = e.digest(def, t, p, &format!("{promiser}\u{2}{filename}"));
+    let already_ran = e.done.contains(&digest);
+    let warn_only = file_warn || (!e.opts.dry_run && e.warn_only(def, p));
+    let policy_file = e.file_path(def.file);
+    let line = e.line_of(p);
+    let comment = scalar(e, p, "comment");
+    let env = EditEnv {
+        filename: &filename,
+        dry_run: e.opts.dry_run,
+        warn_only,
+        bundle: &def.name,
+        policy_file: &policy_file,
+        line,
+        comment: comment.as_deref(),
+        select_end_match_eof: agent_eof(e),
+        already_ran,
+    };
+    let region = region(e, def, p);
+    let mut model = Model {
+        lines: e.edit.as_ref().map(|s| s.lines.clone()).unwrap_or_default(),
+    };
+    let out = match t {
+        "insert_lines" => {
+            let location = body(e, def, p, "location").map(|b| edit::insert::Location {
+                select_line_matching: b.get(e, "select_line_matching"),
+                before_after: b.get(e, "before_after"),
+                first_last: b.get(e, "first_last"),
+            });
+            let req = edit::insert::InsertLines {
+                promiser: promiser.to_string(),
+                region,
+                location,
+                insert_type: scalar(e, p, "insert_type").unwrap_or_else(|| "literal".into()),
+                whitespace_policy: match Engine::constraint(p, "whitespace_policy") {
+                    Some(rv) => e.list_of(rv),
+                    None => Vec::new(),
+                },
+                insert_select: select_lists(e, def, p, "insert_select", "insert_if"),
+                expand_scalars: scalar(e, p, "expand_scalars").is_some_and(|v| truthy(&v)),
+            };
+            let read = |path: &str| -> Result<Vec<u8>, edit::ReadError> {
+                let b = e.host.base();
+                match e.host.vfs.stat(b, path, true) {
+                    Some(m) if m.kind == crate::host::vfs::Kind::Dir => {
+                        Err(edit::ReadError::IsDirectory)
+                    }
+                    _ => e
+                        .host
+                        .vfs
+                        .read(b, path)
+                        .map(|c| c.to_vec())
+                        .map_err(|_| edit::ReadError::Os("No such file or directory".into())),
+                }
+            };
+            let ctx = &e.ctx;
+            let mut expand = |s: &str, caps: &[Option<String>]| {
+                crate::expr::expand::expand_scalar(&with_matches(s, caps), ctx).text
+            };
+            edit::insert::insert_lines(&mut model, &req, &env, &read, &mut expand)
+        }
+        "delete_lines" => {
+            let req = edit::delete::DeleteLines {
+                promiser: promiser.to_string(),
+                region,
+                not_matching: scalar(e, p, "not_matching").is_some_and(|v| truthy(&v)),
+                delete_select: select_lists(e, def, p, "delete_select", "delete_if"),
+            };
+            edit::delete::delete_lines(&mut model, &req, &env)
+        }
+        "replace_patterns" => {
+            let b = body(e, def, p, "replace_with");
+            let (value, occ) = match &b {
+                Some(b) => (b.get(e, "replace_value"), b.get(e, "occurrences")),
+                None => (None, None),
+            };
+            let req = edit::replace::ReplacePatterns {
+                promiser: promiser.to_string(),
+                region,
+                replace_value: value,
+                occurrences: occ,
+            };
+            let ctx = &e.ctx;
+            let mut expand = |s: &str, caps: &[Option<String>]| {
+                crate::expr::expand::expand_scalar(&with_matches(s, caps), ctx).text
+            };
+            edit::replace::replace_patterns(&mut model, &req, &env, &mut expand)
+        }
+        _ => {
+            let b = body(e, def, p, "edit_field");
+            let get = |e: &mut Engine<'_>, l: &str| b.as_ref().and_then(|b| b.get(e, l));
+            let req = edit::fields::FieldEdits {
+                promiser: promiser.to_string(),
+                region,
+                field_separator: get(e, "field_separator"),
+                select_field: get(e, "select_field").and_then(|v| v.trim().parse().ok()),
+                start_fields_from_zero: get(e, "start_fields_from_zero").is_some_and(|v| truthy(&v)),
+                value_separator: get(e, "value_separator"),
+                field_value: get(e, "field_value"),
+                field_operation: get(e, "field_operation"),
+                extend_fields: get(e, "extend_fields").is_some_and(|v| truthy(&v)),
+                allow_blank_fields: get(e, "allow_blank_fields").is_some_and(|v| truthy(&v)),
+            };
+            edit::fields::field_edits(&mut model, &req, &env)
+        }
+    };
+    emit(e, def, p, &out);
+    if out.ran {
+        e.done.insert(digest);
+    }
+    if let Some(st) = e.edit.as_mut() {
+        if out.changed {
+            st.lines = model.lines;
+        }
+        if out.result == EditResult::Repaired || out.changed {
+            st.edited = true;
+        }
+    }
+    match outcome(out.result) {
+        Some(o) => {
+            if let Some(c) = e.counts.last_mut() {
+                match o {
+                    Outcome::Kept => c.kept += 1,
+                    Outcome::Repaired => c.repaired += 1,
+                    Outcome::Failed => c.notkept += 1,
+                }
+            }
+            e.end_event(None, Some(o));
+        }
+        None => e.end_event(Some("already_done"), None),
+    }
+}
+
+/// `template_method => "cfengine"`: each template line becomes a `preserve_all_lines` insertion
+/// under the class context of `[%CFEngine ctx:: %]` (which persists), `[%CFEngine BEGIN %]` …
+/// `[%CFEngine END %]` one multi-line block; variables expanded.
+pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
+    let text = {
+        let b = e.host.base();
+        match e.host.vfs.read(b, t) {
+            Ok(c) => String::from_utf8_lossy(&c).into_owned(),
+            Err(_) => {
+                e.log(
+                    LogLevel::Error,
+                    &format!("Template file '{t}' could not be opened for reading"),
+                );
+                pr.fail(e);
+                return;
+            }
+        }
+    };
+    let Some(filename) = e.edit.as_ref().map(|s| s.filename.clone()) else {
+        return;
+    };
+    let mut context = "any".to_string();
+    let mut block: Option<Vec<String>> = None;
+    let mut chunks: Vec<(String, String)> = Vec::new();
+    for l in text.lines() {
+        let trimmed = l.trim();
+        if let Some(inner) = trimmed
+            .strip_prefix("[%CFEngine")
+            .and_then(|r| r.strip_suffix("%]"))
+        {
+            let inner = inner.trim();
+            if inner == "BEGIN" {
+                block = Some(Vec::new());
+            } else if inner == "END" {
+                if let Some(b) = block.take() {
+                    chunks.push((context.clone(), b.join("\n")));
+                }
+            } else if let Some(c) = inner.strip_suffix("::") {
+                context = c.trim().to_string();
+            }
+            continue;
+        }
+        match block.as_mut() {
+            Some(b) => b.push(l.to_string()),
+            None => chunks.push((context.clone(), l.to_string())),
+        }
+    }
+    let policy_file = e.file_path(pr.def.file);
+    let line = e.line_of(pr.p);
+    for (ctx, chunk) in chunks {
+        if e.eval_class_str(&ctx) != Ok(true) {
+            continue;
+        }
+        let line_text = e.expand(&chunk).text;
+        let env = EditEnv {
+            filename: &filename,
+            dry_run: e.opts.dry_run,
+            warn_only: pr.action_warn,
+            bundle: &pr.def.name,
+            policy_file: &policy_file,
+            line,
+            comment: None,
+            select_end_match_eof: false,
+            already_ran: false,
+        };
+        let req = edit::insert::InsertLines {
+            promiser: line_text,
+            insert_type: "preserve_all_lines".into(),
+            ..Default::default()
+        };
+        let mut model = Model {
+            lines: e.edit.as_ref().map(|s| s.lines.clone()).unwrap_or_default(),
+        };
+        let read = |_: &str| -> Result<Vec<u8>, edit::ReadError> {
+            Err(edit::ReadError::Os("No such file or directory".into()))
+        };
+        let mut expand = |s: &str, _: &[Option<String>]| s.to_string();
+        let out = edit::insert::insert_lines(&mut model, &req, &env, &read, &mut expand);
+        for m in &out.msgs {
+            e.log(m.level, &m.text);
+        }
+        if let Some(st) = e.edit.as_mut() {
+            if out.changed {
+                st.lines = model.lines;
+                st.edited = true;
+            }
+        }
+    }
+    let _ = SelectLists::default();
 }
