@@ -545,6 +545,13 @@ pub fn dir_diff(r: &Report, path: &str, before: &Entry, after: &Entry) -> Vec<u8
         .iter()
         .map(|(n, k)| (n.as_str(), *k))
         .collect();
+    // The run's changes by path (the first entry of a repeated path); children not in it are unchanged.
+    let mut changes: HashMap<&str, (Option<&Entry>, Option<&Entry>)> = HashMap::new();
+    for (p, b, a) in r.changed {
+        changes
+            .entry(p.as_str())
+            .or_insert((b.as_ref(), a.as_ref()));
+    }
     let mut names: Vec<&str> = old.keys().chain(new.keys()).copied().collect();
     names.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     names.dedup();
@@ -563,11 +570,7 @@ pub fn dir_diff(r: &Report, path: &str, before: &Entry, after: &Entry) -> Vec<u8
             (None, None) => continue,
         };
         let child = join_path(path, name);
-        let change = r.changed.iter().find(|(p, _, _)| *p == child);
-        let (e0, e1) = match change {
-            Some((_, b, a)) => (b.as_ref(), a.as_ref()),
-            None => (None, None),
-        };
+        let (e0, e1) = changes.get(child.as_str()).copied().unwrap_or((None, None));
         let (k0, k1) = (e0.map_or(k0, |e| e.kind), e1.map_or(k1, |e| e.kind));
         if k0 == Kind::Dir && k1 == Kind::Dir {
             out.extend_from_slice(
@@ -670,7 +673,8 @@ fn c_quote(s: &str) -> String {
 /// context, `\ No newline at end of file`); empty when the files are equal. Binary detection is the
 /// caller's ([`render`] does it).
 ///
-/// The alignment is GNU's own ([`changed_flags`]): among equally short edit scripts GNU picks one by its
+/// The alignment is GNU's own (horizon lines, `discard_confusing_lines`, `compareseq`,
+/// `shift_boundaries`, all reimplemented here): among equally short edit scripts GNU picks one by its
 /// particular search, which a generic Myers implementation (`similar`'s) does not reproduce — on random
 /// small files `similar` chose a different script in about one case in eight.
 pub fn unified_diff(old: &[u8], new: &[u8], l0: &str, l1: &str) -> Vec<u8> {
@@ -688,7 +692,7 @@ pub fn unified_diff(old: &[u8], new: &[u8], l0: &str, l1: &str) -> Vec<u8> {
         // Changes closer than 2 * CONTEXT + 1 unchanged lines share a hunk.
         let mut j = i;
         while let (Some(cur), Some(next)) = (changes.get(j), changes.get(j + 1)) {
-            if next.line0 - (cur.line0 + cur.deleted) < 2 * CONTEXT + 1 {
+            if next.line0.saturating_sub(cur.line0 + cur.deleted) < 2 * CONTEXT + 1 {
                 j += 1;
             } else {
                 break;
@@ -1368,7 +1372,8 @@ fn print_hunk(out: &mut Vec<u8>, a: &[&[u8]], b: &[&[u8]], hunk: &[Change]) {
     let first0 = first.line0.saturating_sub(CONTEXT);
     let first1 = first.line1.saturating_sub(first.line0 - first0);
     let end0 = (last.line0 + last.deleted + CONTEXT).min(a.len());
-    let end1 = (last.line1 + last.inserted + (end0 - (last.line0 + last.deleted))).min(b.len());
+    let end1 =
+        (last.line1 + last.inserted + end0.saturating_sub(last.line0 + last.deleted)).min(b.len());
     out.extend_from_slice(
         format!(
             "@@ -{} +{} @@\n",
