@@ -3312,6 +3312,28 @@ Target: '/./target'
     }
 
     #[test]
+    fn recorded_binary_diff_and_cancelled_packages() {
+        // recorded: cf-agent 3.21.0 --simulate=diff -I, policy q.cf (insert_lines "appended" into
+        // nul.dat = "nul\0only\n"; bash absent, then bash present, with the fake package module).
+        let want = r#"    info: Showing diff for changed files (in the changes chroot)
+===========================================================================
+Binary files original /srv/cfsim-simreport/t/nul.dat and changed  /srv/cfsim-simreport/t/nul.dat differ
+    info: No differences in installed packages to report
+"#;
+        let changed = vec![(
+            p("nul.dat"),
+            file(0o644, b"nul\0only\n"),
+            file(0o644, b"nul\0only\nappended\n"),
+        )];
+        let ops = [
+            pkg(PackageOp::Remove, "bash", "", ""),
+            pkg(PackageOp::Present, "bash", "", ""),
+        ];
+        let got = render(&report(Mode::Diff, &[], &changed, &[], &ops));
+        assert_text(&got, want);
+    }
+
+    #[test]
     fn unified_diff_matches_gnu_diff_on_random_pairs() {
         if !diff_available() {
             return;
