@@ -19,6 +19,7 @@ pub mod profile;
 pub mod profile_out;
 mod profile_parts;
 pub mod read;
+pub mod simreport;
 pub mod sysvars;
 mod sysvars_net;
 pub mod time;
