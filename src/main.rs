@@ -444,7 +444,8 @@ struct AgentArgs {
     /// Skip database integrity checks (accepted: a simulation opens no databases)
     #[arg(long = "skip-db-check", num_args = 0..=1, default_missing_value = "", require_equals = true, value_name = "yes|no")]
     skip_db_check: Option<String>,
-    /// Simulate mode: manifest, manifest-full or diff (accepted: not simulated yet; cfsim reports files promises as not simulated)
+    /// Simulate mode: manifest, manifest-full or diff: files promises act on the virtual host, reports
+    /// and commands as in a dry run, then the agent's report of what changed
     #[arg(long = "simulate", value_name = "MODE")]
     simulate: Option<String>,
     /// Host profile JSON file, or `local` (default).
@@ -837,11 +838,6 @@ fn main() -> ExitCode {
                     "--skip-db-check",
                     "a simulation opens no databases",
                 ),
-                (
-                    a.simulate.is_some(),
-                    "--simulate",
-                    "files promises are not simulated yet; they are reported as not simulated",
-                ),
             ] {
                 if used {
                     ignored.push(Ignored { flag, why });
@@ -863,7 +859,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let simulate = match a.simulate.as_deref() {
+                None => None,
+                Some("diff") => Some(cfsim::host::simreport::Mode::Diff),
+                Some("manifest") => Some(cfsim::host::simreport::Mode::Manifest),
+                Some("manifest-full") => Some(cfsim::host::simreport::Mode::ManifestFull),
+                Some(other) => {
+                    println!("   error: Unknown simulate mode '{other}' (diff, manifest or manifest-full)");
+                    return ExitCode::from(2);
+                }
+            };
             cli::agent::run(&cli::agent::Options {
+                simulate,
                 file: a.file_arg.unwrap_or(a.file),
                 host: a.host,
                 define: a.define,

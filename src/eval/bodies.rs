@@ -102,6 +102,17 @@ impl Engine<'_> {
         })
     }
 
+    /// Whether the promise's action body says `action_policy` `warn` or `nop` (not `-n`).
+    pub fn action_warn(&mut self, def: &BundleDef, p: &Promise) -> bool {
+        if Self::constraint(p, "action").is_none() {
+            return false;
+        }
+        let attrs = self.body_attrs(def, p, "action", "action");
+        attrs.iter().any(|(l, rv)| {
+            l == "action_policy" && matches!(self.scalar_of(rv).as_deref(), Some("warn" | "nop"))
+        })
+    }
+
     fn resolve_body(
         &mut self,
         body_type: &str,

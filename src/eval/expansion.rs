@@ -115,6 +115,27 @@ impl Engine<'_> {
         let skip = self.conditions(p);
         self.cond_cache = Some(skip);
         if skip.is_some() {
+            // the agent expands the constraints written before a false condition anyway: in simulate
+            // mode an unsafe call there says it is not called (recorded: the stdlib's returnszero in
+            // cfe_internal_hub.cf, twice per --simulate run)
+            if self.opts.simulate.is_some() {
+                for c in &p.constraints {
+                    if matches!(c.lval.as_str(), "ifvarclass" | "if" | "unless") {
+                        break;
+                    }
+                    if let Rval::Call(call) = &c.rval {
+                        if super::rval::UNSAFE_FUNCTIONS.contains(&call.name.as_str()) {
+                            self.log(
+                                LogLevel::Warning,
+                                &format!(
+                                    "Not calling unsafe function '{}' in simulate mode",
+                                    call.name
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
             return;
         }
         let ns = self

@@ -96,6 +96,9 @@ pub struct RunOptions {
     pub allow_network: bool,
     /// Programs declared hENC modules (`--henc-module PATH`): merged natively by cfsim.
     pub henc_modules: Vec<String>,
+    /// `--simulate=MODE`: a dry run for reports and commands whose files promises act on the virtual
+    /// host, followed by the agent's report.
+    pub simulate: Option<crate::host::simreport::Mode>,
 }
 
 /// A bundle of the merged policy with its normalised namespace/name and its file.

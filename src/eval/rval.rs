@@ -59,6 +59,18 @@ pub fn rval_strings<'a>(rv: &'a Rval, out: &mut Vec<&'a str>) {
     }
 }
 
+/// Functions the agent does not call in `--simulate` mode (they may change the machine).
+pub const UNSAFE_FUNCTIONS: &[&str] = &[
+    "execresult",
+    "execresult_as_data",
+    "returnszero",
+    "usemodule",
+    "selectservers",
+    "remotescalar",
+    "remoteclassesmatching",
+    "hubknowledge",
+];
+
 impl Engine<'_> {
     /// Calls a function expression. Inside a promise binding (see [`super::expansion::FnMemo`]) a call evaluated before
     /// returns its earlier outcome without logging again.
@@ -90,6 +102,14 @@ impl Engine<'_> {
         c: &Call,
         lines: &mut Vec<(LogLevel, String)>,
     ) -> RvalResult {
+        // the agent's FNCALL_OPTION_UNSAFE functions are not called in simulate mode
+        if self.opts.simulate.is_some() && UNSAFE_FUNCTIONS.contains(&c.name.as_str()) {
+            lines.push((
+                LogLevel::Warning,
+                format!("Not calling unsafe function '{}' in simulate mode", c.name),
+            ));
+            return RvalResult::Failed;
+        }
         let Some(expr) = to_call_expr(c) else {
             lines.push((
                 LogLevel::Error,

@@ -153,6 +153,8 @@ pub struct Vfs {
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
     base_cache: RefCell<HashMap<String, Option<Meta>>>,
+    /// Paths files promises looked at, in order (the `--simulate` report lists these only).
+    evaluated: IndexMap<String, ()>,
     /// Seconds since the epoch used for the times of changed objects.
     pub now: i64,
     /// Largest file read (bytes).
@@ -646,6 +648,29 @@ impl Vfs {
     pub fn node(&self, base: &dyn BaseFs, path: &str) -> Option<Node> {
         let p = self.resolve(base, path, false).ok()?;
         self.node_exact(base, &p)
+    }
+
+    /// Notes that a files promise looked at `path` (lexically normalised).
+    pub fn note(&mut self, path: &str) {
+        self.evaluated.insert(normalize(path), ());
+    }
+
+    /// The paths noted with [`Vfs::note`], in order.
+    pub fn evaluated(&self) -> impl Iterator<Item = &str> {
+        self.evaluated.keys().map(String::as_str)
+    }
+
+    /// The state of `path` before the run (exact path).
+    pub fn original(&self, base: &dyn BaseFs, path: &str) -> Option<Node> {
+        match self.originals.get(path) {
+            Some(n) => n.clone(),
+            None => self.node_exact(base, path),
+        }
+    }
+
+    /// Whether the run changed `path` (its state differs from the one before the run).
+    pub fn changed(&self, base: &dyn BaseFs, path: &str) -> bool {
+        self.originals.contains_key(path) && self.original(base, path) != self.node(base, path)
     }
 
     /// Every change in order.

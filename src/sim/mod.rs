@@ -51,6 +51,7 @@ use crate::host::Host;
 use crate::load::Loaded;
 
 pub mod run;
+pub mod simulate;
 
 pub use run::{
     on_eval_thread, run_engine, simulate, simulate_policy, Finished, Options, RunResult,

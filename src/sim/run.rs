@@ -51,6 +51,8 @@ pub struct Options {
     pub limits: Option<crate::eval::Limits>,
     /// Keep the full trace (call paths included) in the engine of [`run_engine`] without printing it.
     pub keep_trace: bool,
+    /// `--simulate=diff|manifest|manifest-full`.
+    pub simulate: Option<crate::host::simreport::Mode>,
     /// `--write-root DIR`: write the final state of every changed path under DIR.
     pub write_root: Option<String>,
     /// `--changes=json` (or `--changes-file PATH`): every change for programs (`-`: after the output).
@@ -86,6 +88,9 @@ fn failed(f: crate::sim::Failure) -> RunResult {
         ..RunResult::default()
     }
 }
+
+/// The chroot `--simulate` names in its first line and report.
+pub const SIM_CHROOT: &str = "/var/lib/cfengine3/state/<PID>.changes";
 
 /// Runs the agent simulation (the host profile and the policy named by `o`) and returns its output,
 /// on a thread with a stack for `--max-call-depth` nested calls.
@@ -199,6 +204,9 @@ pub fn simulate_policy(
         };
         crate::timeline::render(&e.trace, &info)
     });
+    if let Some(mode) = o.simulate {
+        stdout.push_str(&super::simulate::report(&e, mode, o.inform || o.verbose));
+    }
     let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
     let file_parents = crate::host::writeroot::parents(&e.host.vfs, e.host.base(), &files);
     RunResult {
@@ -265,7 +273,9 @@ pub fn run_engine<'h>(
     let printed = o.trace.is_some() || o.trace_file.is_some() || o.keep_trace;
     let opts = RunOptions {
         exec: o.exec,
-        dry_run: o.dry_run,
+        // --simulate is a dry run for everything but files promises
+        dry_run: o.dry_run || o.simulate.is_some(),
+        simulate: o.simulate,
         trace: printed || o.result_json.is_some() || o.timeline.is_some(),
         trace_calls: printed || o.timeline.is_some(),
         limits: o.limits.unwrap_or_default(),
@@ -306,6 +316,14 @@ pub fn run_engine<'h>(
     e.out
         .lines
         .splice(0..0, validation.lines().map(str::to_string));
+    if o.simulate.is_some() {
+        // cfsim needs no chroot; the agent's line names the one it would use (`<PID>`: there is no
+        // process id in a simulation)
+        e.out.lines.insert(
+            0,
+            format!(" warning: All changes in files will be made in the '{SIM_CHROOT}' chroot"),
+        );
+    }
     if o.bundlesequence.is_some() {
         e.log(
             LogLevel::Info,

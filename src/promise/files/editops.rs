@@ -135,7 +135,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     let comment = scalar(e, p, "comment");
     let env = EditEnv {
         filename: &filename,
-        dry_run: e.opts.dry_run,
+        dry_run: e.opts.dry_run && e.opts.simulate.is_none(),
         warn_only,
         bundle: &def.name,
         policy_file: &policy_file,
@@ -315,7 +315,7 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
         let line_text = e.expand(&chunk).text;
         let env = EditEnv {
             filename: &filename,
-            dry_run: e.opts.dry_run,
+            dry_run: e.opts.dry_run && e.opts.simulate.is_none(),
             warn_only: pr.action_warn,
             bundle: &pr.def.name,
             policy_file: &policy_file,

@@ -161,6 +161,7 @@ pub fn verify_leaf(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
 
 /// [`verify_leaf`]; `base_dir`: the base directory of a depth search (never deleted by it).
 pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: bool) {
+    e.host.vfs.note(path);
     attr_notes(e, a, pr, path);
     if let Some(r) = &a.rename {
         if !rename(e, r, pr, path) {

@@ -28,8 +28,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     let a = e.files_attrs(def, p);
     let mut pr = Pr::new(def, p, promiser);
-    pr.warn_only = e.warn_only(def, p);
-    pr.action_warn = pr.warn_only && !e.opts.dry_run;
+    // --simulate: files promises act (on the virtual host, as the agent's chroot)
+    pr.action_warn = e.action_warn(def, p);
+    pr.warn_only = pr.action_warn || (e.opts.dry_run && e.opts.simulate.is_none());
     // sanity checks run before the lock, so their errors repeat every pass
     if !sanity(e, &a, &mut pr) {
         pr.finish_silent(e);
@@ -223,6 +224,9 @@ pub fn stat(e: &Engine<'_>, path: &str) -> Option<vfs::Meta> {
 /// The agent's pipeline for one path (spec §2.2); false when it stopped before step 4 (the path
 /// is then shown with its `/.`).
 fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bool {
+    if path.starts_with('/') {
+        e.host.vfs.note(chop_dot(path));
+    }
     if a.template_data_given && !matches!(a.template_data, Some(crate::value::Value::Data(_))) {
         e.log(
             LogLevel::Error,
