@@ -184,3 +184,51 @@ fn show_vars_rows_match_cf_promises() {
         "update.cf: only {same_u}/{total_u} rows identical (at least {UPDATE_VARS_MIN_ROWS} rows expected, all identical)"
     );
 }
+
+/// The paths a `--simulate=manifest` report names (`'P' is a …`, `'P' no longer exists`, `changed type`),
+/// and its "No changed files" line, in order.
+fn manifest_paths(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| {
+            l.starts_with('\'')
+                && (l.contains("' is a") || l.ends_with("' no longer exists") || l.contains("' changed type"))
+                || l.contains("No changed files to manifest")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// On this machine, `cf-agent -K --simulate=manifest` and `cfsim agent -K --simulate=manifest --host
+/// local` on the masterfiles name the same changed paths (simulate mode executes no commands; cfsim reads
+/// this machine and changes nothing). The real agent runs through `cf-oracle`, which validates the policy
+/// with `cf-promises -c` first.
+#[test]
+fn masterfiles_simulate_manifest_names_the_paths_cf_agent_names() {
+    if !available() {
+        return;
+    }
+    let oracle = Path::new("/work/shared/tools/cf-oracle");
+    let real = if oracle.is_file() {
+        Command::new(oracle)
+            .args(["agent", MASTERFILES, "-I", "--simulate=manifest"])
+            .output()
+    } else {
+        Command::new("cf-agent")
+            .args(["-K", "-I", "-f", MASTERFILES, "--simulate=manifest"])
+            .output()
+    }
+    .unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).into_owned();
+    let ours = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .args(["agent", "-K", "-I", "-f", MASTERFILES, "--simulate=manifest", "--host", "local"])
+        .output()
+        .unwrap();
+    let ours = String::from_utf8_lossy(&ours.stdout).into_owned();
+    let (want, got) = (manifest_paths(&real), manifest_paths(&ours));
+    eprintln!("masterfiles --simulate=manifest: {} report lines from cf-agent", want.len());
+    assert!(
+        !want.is_empty() || real.contains("No changed files"),
+        "cf-agent printed no report:\n{real}"
+    );
+    assert_eq!(got, want, "cfsim's manifest differs\ncf-agent:\n{real}\ncfsim:\n{ours}");
+}

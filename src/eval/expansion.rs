@@ -144,9 +144,19 @@ impl Engine<'_> {
             .last()
             .map_or_else(|| "default".to_string(), |f| f.ns.clone());
         for c in &p.constraints {
+            // bundle references (`edit_line => regex_replace(…)` names the stdlib bundle, not the
+            // function) are not calls
             if matches!(
                 c.lval.as_str(),
-                "ifvarclass" | "if" | "unless" | "depends_on"
+                "ifvarclass"
+                    | "if"
+                    | "unless"
+                    | "depends_on"
+                    | "edit_line"
+                    | "edit_xml"
+                    | "usebundle"
+                    | "service_bundle"
+                    | "home_bundle"
             ) || !Self::has_builtin_call(&c.rval)
                 || matches!(&c.rval, Rval::Call(call) if self.find_body(&c.lval, &call.name, &ns).is_some())
             {

@@ -334,6 +334,42 @@ fn render<'a>(
     Ok(())
 }
 
+/// The agent's message for a rendering error: (an error rather than a warning, the text). Used by
+/// `string_mustache` and by files promises' mustache templates.
+pub(crate) fn describe(err: TemplateError, data: &Json) -> (bool, String) {
+    let not_container = |name: &str| {
+        (false, format!(
+            "Mustache sections can only take a boolean or a container (array or map) value, but section '{name}' isn't getting one of those."
+        ))
+    };
+    match err {
+        TemplateError::Broken(rest) => {
+            // C's `%20s`: right-aligned in 20 bytes, never cut
+            let pad = 20usize.saturating_sub(rest.len());
+            (true, format!(
+                "Broken Mustache template, could not find end delimiter after reading start delimiter at '{}{rest}'...",
+                " ".repeat(pad)
+            ))
+        }
+        TemplateError::NotContainer(name) => not_container(&name),
+        TemplateError::UnexpectedEnd(open) => match first_scalar_section(&open, data) {
+            Some(name) => not_container(&name),
+            None => (true, "Unexpected end to Mustache template".to_string()),
+        },
+        TemplateError::UnknownClose(close, open) => match first_scalar_section(&open, data) {
+            Some(name) => not_container(&name),
+            None => (false, format!("Unknown section close in mustache template '{close}'")),
+        },
+        TemplateError::TooDeep => (true, format!(
+            "cfsim: Mustache sections nested deeper than {MAX_SECTION_DEPTH}"
+        )),
+        TemplateError::TooLarge => (true, format!(
+            "cfsim: Mustache rendering larger than {MAX_RENDER_STEPS} steps or {} bytes",
+            super::MAX_RESULT_BYTES
+        )),
+    }
+}
+
 /// Renders `template` against `data`.
 pub(crate) fn render_template(template: &str, data: &Json) -> Result<String, TemplateError> {
     let mut p = Parser {
@@ -372,42 +408,16 @@ fn string_mustache(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         Some(x) => collect_or_fail(ctx, "string_mustache", x)?.to_json(),
         None => datastate_json(ctx),
     };
-    let not_container = |ctx: &mut CallCtx<'_>, name: &str| {
-        ctx.warning(format!(
-            "Mustache sections can only take a boolean or a container (array or map) value, but section '{name}' isn't getting one of those."
-        ));
-        FnFail
-    };
     match render_template(&template, &data) {
         Ok(s) => Ok(Value::str(s)),
-        Err(TemplateError::Broken(rest)) => {
-            // C's `%20s`: right-aligned in 20 bytes, never cut
-            let pad = 20usize.saturating_sub(rest.len());
-            Err(ctx.fail(format!(
-                "Broken Mustache template, could not find end delimiter after reading start delimiter at '{}{rest}'...",
-                " ".repeat(pad)
-            )))
-        }
-        Err(TemplateError::NotContainer(name)) => Err(not_container(ctx, &name)),
-        Err(TemplateError::UnexpectedEnd(open)) => match first_scalar_section(&open, &data) {
-            Some(name) => Err(not_container(ctx, &name)),
-            None => Err(ctx.fail("Unexpected end to Mustache template")),
-        },
-        Err(TemplateError::UnknownClose(close, open)) => match first_scalar_section(&open, &data) {
-            Some(name) => Err(not_container(ctx, &name)),
-            None => {
-                ctx.warning(format!(
-                    "Unknown section close in mustache template '{close}'"
-                ));
-                Err(FnFail)
+        Err(err) => {
+            match describe(err, &data) {
+                (true, msg) => {
+                    let _ = ctx.fail(msg);
+                }
+                (false, msg) => ctx.warning(msg),
             }
-        },
-        Err(TemplateError::TooDeep) => Err(ctx.fail(format!(
-            "cfsim: Mustache sections nested deeper than {MAX_SECTION_DEPTH}"
-        ))),
-        Err(TemplateError::TooLarge) => Err(ctx.fail(format!(
-            "cfsim: Mustache rendering larger than {MAX_RENDER_STEPS} steps or {} bytes",
-            super::MAX_RESULT_BYTES
-        ))),
+            Err(FnFail)
+        }
     }
 }

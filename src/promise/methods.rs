@@ -167,7 +167,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("missing_bundle"), Some(Outcome::Failed));
         return;
     };
-    if e.warn_only(def, p) {
+    // -n and --simulate still run the bundle (its promises only warn); an action body's warn does not
+    if e.action_warn(def, p) {
         // the bundle is not run; the agent still prints its end banner (recorded: commands/action_warn)
         e.log(
             LogLevel::Warning,
@@ -224,7 +225,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             );
         }
     }
-    let outcome = if agg.failed {
+    let outcome = if e.opts.dry_run && (agg.failed || agg.repaired) {
+        // recorded: policies/files/std-file-make-bundles (-n)
+        e.log(
+            LogLevel::Warning,
+            &format!("Method '{name}' invoked repairs, but only warnings promised"),
+        );
+        Outcome::Failed
+    } else if agg.failed {
         e.log(
             LogLevel::Error,
             &format!("Method '{name}' failed in some repairs"),

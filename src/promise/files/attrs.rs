@@ -133,6 +133,7 @@ pub struct Attrs {
     pub edit_defaults: EditDefaults,
     pub changes: bool,
     pub transformer: Option<String>,
+    pub move_obstructions: bool,
 }
 
 impl Attrs {
@@ -363,6 +364,7 @@ impl Engine<'_> {
             a.link = Some(k);
         }
         if let Some(v) = self.scalar_attr(p, "move_obstructions") {
+            a.move_obstructions = truthy(&v);
             if let Some(k) = a.link.as_mut() {
                 k.move_obstructions = truthy(&v);
             }
@@ -430,14 +432,9 @@ impl Engine<'_> {
     fn edit_call(&mut self, rv: &Rval) -> Option<(String, Vec<Option<Value>>)> {
         match rv {
             Rval::Scalar(s) => Some((self.expand(&s.value).text, Vec::new())),
+            // arguments as methods pass them (a naked `@(list)` passes the list)
             Rval::Call(c) => {
-                let mut args = Vec::new();
-                for a in &c.args {
-                    args.push(match self.eval_rval(a) {
-                        crate::eval::rval::RvalResult::Value { value, .. } => Some(value),
-                        _ => None,
-                    });
-                }
+                let (args, _) = crate::promise::methods::eval_args(self, &c.args)?;
                 Some((c.name.clone(), args))
             }
             _ => None,

@@ -225,13 +225,18 @@ fn render_mustache(
             crate::functions::vars::datastate_json(&cx)
         }
     };
-    let Ok(text) = crate::functions::mustache::render_template(&template, &data) else {
-        e.log(
-            LogLevel::Error,
-            &format!("Error rendering mustache template '{tname}'"),
-        );
-        pr.fail(e);
-        return;
+    let text = match crate::functions::mustache::render_template(&template, &data) {
+        Ok(t) => t,
+        Err(err) => {
+            let (error, msg) = crate::functions::mustache::describe(err, &data);
+            e.log(if error { LogLevel::Error } else { LogLevel::Warning }, &msg);
+            e.log(
+                LogLevel::Error,
+                &format!("Error rendering mustache template '{tname}'"),
+            );
+            pr.fail(e);
+            return;
+        }
     };
     // recorded: a first rendering defines the kept classes too
     pr.kept(e);

@@ -283,7 +283,7 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
     let mut context = "any".to_string();
     let mut block: Option<Vec<String>> = None;
     let mut chunks: Vec<(String, String)> = Vec::new();
-    for l in text.lines() {
+    for (n, l) in text.lines().enumerate() {
         let trimmed = l.trim();
         if let Some(inner) = trimmed
             .strip_prefix("[%CFEngine")
@@ -291,6 +291,17 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
         {
             let inner = inner.trim();
             if inner == "BEGIN" {
+                if block.is_some() {
+                    e.log(
+                        LogLevel::Error,
+                        &format!(
+                            "Template file '{t}' contains nested blocks which are not allowed, near line {}",
+                            n + 1
+                        ),
+                    );
+                    pr.fail(e);
+                    return;
+                }
                 block = Some(Vec::new());
             } else if inner == "END" {
                 if let Some(b) = block.take() {

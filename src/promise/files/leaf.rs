@@ -37,8 +37,19 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
         match super::stat(e, &p) {
             Some(m) if m.kind == Kind::Dir => break,
             Some(_) if is_dir && pr.warn_only => break,
+            Some(_) if is_dir && p == target && a.move_obstructions => {
+                let moved = format!("{p}.cf-moved");
+                let (v, b) = e.host.vfs_mut();
+                let _ = v.rename(b, &p, &moved);
+                pr.change(
+                    e,
+                    &format!("Moved obstructing file/link '{p}' to '{moved}' to make directories for '{path}'"),
+                );
+                missing.push(p.clone());
+                p = vfs::parent(&p).to_string();
+            }
             Some(_) => {
-                let msg = if is_dir {
+                let msg = if is_dir && p != target {
                     format!("Cannot make {target} - {p} is not a directory!")
                 } else {
                     format!("The object '{p}' is not a directory. Cannot make a new directory without deleting it.")
@@ -187,6 +198,10 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
     }
     if a.perms.is_some() {
         perms(e, a, pr, path);
+        // with touch, the attribute check stamps the file again (recorded: touch-with-perms)
+        if a.touch && !pr.warn_only {
+            e.log(LogLevel::Info, &format!("Updated timestamps on '{path}'"));
+        }
     }
 }
 

@@ -122,6 +122,14 @@ fn sanity(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr) -> bool {
         );
         return false;
     }
+    if a.select.as_ref().is_some_and(|s| s.file_result.is_none()) {
+        bad(
+            e,
+            pr,
+            "File select constraint body promised no result (check body definition)".to_string(),
+        );
+        return false;
+    }
     if a.depth.is_some() && a.edits() {
         bad(
             e,
@@ -235,7 +243,12 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
         pr.fail(e);
         return false;
     }
-    let mut exists = lstat(e, path).is_some();
+    // `P/.` exists when P is a directory
+    let mut exists = if path.ends_with("/.") {
+        stat(e, path).is_some_and(|m| m.kind == Kind::Dir)
+    } else {
+        lstat(e, path).is_some()
+    };
     if a.create || a.touch {
         if !exists {
             if !leaf::create(e, a, pr, path) {

@@ -139,6 +139,19 @@ fn walk(
         let Some(m) = lstat(e, &path) else {
             continue;
         };
+        if m.kind == Kind::Symlink
+            && a.depth.as_ref().is_some_and(|d| d.rmdeadlinks)
+            && super::stat(e, &path).is_none()
+        {
+            if pr.warn_only {
+                pr.should(e, &format!("remove dead link '{path}'"));
+            } else {
+                let (v, b) = e.host.vfs_mut();
+                let _ = v.remove(b, &path, false);
+                pr.change(e, &format!("Removed dead link '{path}'"));
+            }
+            continue;
+        }
         if selected(e, a, &path, &m) {
             leaf::verify_leaf(e, a, pr, &path);
         }
