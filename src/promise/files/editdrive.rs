@@ -128,7 +128,10 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     let held = e.out.info_buffer.replace(Vec::new());
     let saved = e.edit.replace(state);
     if let Some((name, args)) = &a.edit_line {
+        // the edit bundle's events come between; the files promise's event resumes after them
+        let event = std::mem::take(&mut e.cur);
         run_edit_bundle(e, pr, name, args, path, empty);
+        e.cur = event;
     }
     if let Some(t) = &a.edit_template {
         crate::promise::files::editops::cfengine_template(e, pr, t);
