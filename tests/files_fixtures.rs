@@ -4,7 +4,9 @@
 //! cf-agent (cwd = the case directory, `-f ./policy.cf`), and its output and final tree (written with
 //! `--write-root` over a copy of the scratch tree, listed by `tests/oracle/files-tree.py`) are compared
 //! with the recordings, mode by mode. A second `-I` run on the state the first left (the convergence
-//! check) is compared with `I2.out`/`tree2`. Every difference is printed; the test fails when a mode
+//! check) is compared with `I2.out`/`tree2`. cfsim's output and trees pass through the recorder's
+//! normalisation (`tests/oracle/record-files.sh --normalise`, see [`normalise`]) first, as the
+//! recordings did. Every difference is printed; the test fails when a mode
 //! matches fewer cases than its floor (raised as cfsim gets closer) or when the scratch tree the
 //! policy ran on changed (the simulation never touches it).
 
@@ -26,17 +28,68 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The cases, or with `CFSIM_FILES_ONLY=prefix,prefix` set only those whose names start with one of
+/// the prefixes (the floors are then not checked).
 fn cases() -> Vec<PathBuf> {
+    let only: Vec<String> = std::env::var("CFSIM_FILES_ONLY")
+        .map(|v| v.split(',').filter(|p| !p.is_empty()).map(String::from).collect())
+        .unwrap_or_default();
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies/files"))
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.path())
                 .filter(|p| p.join("policy.cf").is_file())
+                .filter(|p| {
+                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                    only.is_empty()
+                        || name.is_some_and(|n| only.iter().any(|o| n.starts_with(o.as_str())))
+                })
                 .collect()
         })
         .unwrap_or_default();
     v.sort();
     v
+}
+
+/// The recorder's normalisation (`tests/oracle/record-files.sh --normalise`): the simulate chroot's
+/// pid, stat-block dates, timestamp backup names (`_<epoch>_<canonified ctime>` → `_<TS>`) and the
+/// size of a symbolic link in a manifest stat block.
+fn normalise(s: &str) -> String {
+    let rules = [
+        (r"/var/lib/cfengine3/state/[0-9]+\.changes", "/var/lib/cfengine3/state/<PID>.changes"),
+        (
+            r"(?m)^(Access|Modify|Change): [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$",
+            "$1: <TIME>",
+        ),
+        (
+            r"_[0-9]{9,11}_[A-Z][a-z]{2}_[A-Z][a-z]{2}_+[0-9]{1,2}_[0-9]{2}_[0-9]{2}_[0-9]{2}_[0-9]{4}",
+            "_<TS>",
+        ),
+    ];
+    let mut out = s.to_string();
+    for (re, with) in rules {
+        if let Ok(re) = regex::Regex::new(re) {
+            out = re.replace_all(&out, with).into_owned();
+        }
+    }
+    let link_header = regex::Regex::new(
+        r"^'.*' is a symbolic link$|^'.*' changed type from .* to symbolic link$",
+    )
+    .ok();
+    let size = regex::Regex::new(r"^Size: [0-9]+$").ok();
+    let mut link = false;
+    let mut lines = Vec::new();
+    for l in out.split_inclusive('\n') {
+        let body = l.strip_suffix('\n').unwrap_or(l);
+        if link && size.as_ref().is_some_and(|r| r.is_match(body)) {
+            lines.push(l.replacen(body, "Size: <LINKSIZE>", 1));
+            link = false;
+            continue;
+        }
+        link = link_header.as_ref().is_some_and(|r| r.is_match(body));
+        lines.push(l.to_string());
+    }
+    lines.concat()
 }
 
 fn sh(cmd: &mut Command) -> String {
@@ -117,8 +170,11 @@ fn run(case: &Path, name: &str, scratch: &Path, flags: &[&str], root_user: bool)
     let after = sibling("after");
     let _ = std::fs::remove_dir_all(&after);
     let _ = Command::new("cp").arg("-a").arg(scratch).arg(&after).status();
+    // --remove-destination: a path that was a symbolic link and is now a file is replaced, not
+    // written through
     let _ = Command::new("cp")
         .arg("-a")
+        .arg("--remove-destination")
         .arg(format!("{}/.", out_dir.display()))
         .arg(&after)
         .status();
@@ -197,15 +253,15 @@ fn files_cases_match_the_real_agent() {
         if tree(&sub(&r), true) != before {
             touched.push(name.clone());
         }
-        check("I", out, &mut diffs);
-        check("tree", tree(&sub(&after), root_user), &mut diffs);
+        check("I", normalise(&out), &mut diffs);
+        check("tree", normalise(&tree(&sub(&after), root_user)), &mut diffs);
         let (out2, after2) = run(case, &name, &after, &["-I"], root_user);
-        check("I2", out2, &mut diffs);
-        check("tree2", tree(&sub(&after2), root_user), &mut diffs);
+        check("I2", normalise(&out2), &mut diffs);
+        check("tree2", normalise(&tree(&sub(&after2), root_user)), &mut diffs);
         for (mode, flags) in [("n", &["-n"][..]), ("default", &[][..])] {
             let r = setup(case, &name, &tmp, i);
             let (out, _) = run(case, &name, &r, flags, root_user);
-            check(mode, out, &mut diffs);
+            check(mode, normalise(&out), &mut diffs);
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
@@ -221,5 +277,7 @@ fn files_cases_match_the_real_agent() {
         }
     }
     assert!(touched.is_empty(), "the scratch tree changed: {touched:?}");
-    assert!(short.is_empty(), "below the floors: {short:?}");
+    if std::env::var_os("CFSIM_FILES_ONLY").is_none() {
+        assert!(short.is_empty(), "below the floors: {short:?}");
+    }
 }

@@ -190,6 +190,10 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
     if r.disable {
         let suffix = r.disable_suffix.clone().unwrap_or_else(|| ".cfdisabled".into());
         let to = format!("{path}{suffix}");
+        e.log(
+            LogLevel::Warning,
+            &format!("File object '{path}' exists, contrary to promise"),
+        );
         if m.kind == Kind::Symlink {
             if pr.warn_only {
                 pr.should(e, &format!("disable link '{path}'"));
@@ -200,21 +204,21 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             pr.change(e, &format!("Disabled symbolic link '{path}' by deleting it"));
             return false;
         }
-        e.log(
-            LogLevel::Warning,
-            &format!("File object '{path}' exists, contrary to promise"),
-        );
+        let what = if m.kind == Kind::Dir { "directory" } else { "file" };
         if pr.warn_only {
-            pr.should(e, &format!("rename 'file' '{path}'"));
+            pr.should(e, &format!("rename '{what}' '{path}'"));
             return true;
         }
-        let mut mode = m.mode;
-        if let Some((plus, minus)) = r.disable_mode {
-            mode = (mode | plus) & !minus;
+        // without a complete disable_mode the disabled object gets 0600
+        let mode = match r.disable_mode {
+            Some((plus, minus)) => ((m.mode & 0o7777) | plus) & !minus,
+            None => 0o600,
+        };
+        {
             let (v, b) = e.host.vfs_mut();
             let _ = v.set_meta(b, path, false, "chmod", |mm| mm.mode = mode);
-            pr.change(e, &format!("Changed permissions of '{path}' to 'mode {mode:04o}'"));
         }
+        pr.change(e, &format!("Changed permissions of '{path}' to 'mode {mode:04o}'"));
         let res = {
             let (v, b) = e.host.vfs_mut();
             v.rename(b, path, &to)
@@ -242,7 +246,13 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             pr.should(e, &format!("rotate file '{path}' in {n} fifo"));
             return true;
         }
-        {
+        // the agent rotates a file once per run (its ROTATED list) but says so at every check
+        let once = {
+            use md5::{Digest, Md5};
+            let key = format!("\u{2}rotated\u{1}{}", vfs::normalize(path));
+            u128::from_le_bytes(Md5::digest(key.as_bytes()).into())
+        };
+        if e.done.insert(once) {
             let (v, b) = e.host.vfs_mut();
             for i in (1..n).rev() {
                 let from = format!("{path}.{i}");
