@@ -209,10 +209,10 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             pr.should(e, &format!("rename '{what}' '{path}'"));
             return true;
         }
-        // without a complete disable_mode the disabled object gets 0600
+        // without a disable_mode the mode stays (and is still set)
         let mode = match r.disable_mode {
             Some((plus, minus)) => ((m.mode & 0o7777) | plus) & !minus,
-            None => 0o600,
+            None => m.mode & 0o7777,
         };
         {
             let (v, b) = e.host.vfs_mut();
@@ -255,13 +255,22 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
         if e.done.insert(once) {
             let (v, b) = e.host.vfs_mut();
             for i in (1..n).rev() {
-                let from = format!("{path}.{i}");
-                if v.stat(b, &from, false).is_some() {
-                    let _ = v.rename(b, &from, &format!("{path}.{}", i + 1));
+                for suffix in ["", ".gz", ".Z", ".bz", ".bz2"] {
+                    let from = format!("{path}.{i}{suffix}");
+                    if v.stat(b, &from, false).is_some() {
+                        let _ = v.rename(b, &from, &format!("{path}.{}{suffix}", i + 1));
+                    }
                 }
             }
+            // P.1 is a copy of P with its mode, owner and group; P is then truncated
             let content = v.read(b, path).map(|c| c.to_vec()).unwrap_or_default();
-            let _ = v.write_file(b, &format!("{path}.1"), content, m.mode);
+            let first = format!("{path}.1");
+            let _ = v.write_file(b, &first, content, m.mode);
+            let _ = v.set_meta(b, &first, false, "chmod", |mm| {
+                mm.mode = m.mode;
+                mm.uid = m.uid;
+                mm.gid = m.gid;
+            });
             let _ = v.write_file(b, path, Vec::new(), m.mode);
         }
         pr.change(e, &format!("Rotated file '{path}' in {n} fifo"));

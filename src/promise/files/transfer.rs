@@ -81,12 +81,26 @@ pub fn copy(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) {
         Some(true) => pr.change(e, &format!("Created parent directory for '{dst}'")),
         Some(false) => {}
     }
+    let size = copy_size(e, pr);
     if s.kind == Kind::Dir {
         let depth = a.depth.as_ref().map_or(0, |d| d.depth);
-        copy_tree(e, a, pr, &src, dst, depth);
+        copy_tree(e, a, pr, size, &src, dst, depth);
         return;
     }
-    copy_file(e, a, pr, &src, &s, dst);
+    copy_file(e, a, pr, size, &src, &s, dst);
+}
+
+/// The body's `copy_size` range (`irange(min, max)`): sources outside it are not copied.
+fn copy_size(e: &mut Engine<'_>, pr: &Pr<'_>) -> Option<(i64, i64)> {
+    let (def, p) = (pr.def, pr.p);
+    let v = e
+        .body_attrs(def, p, "copy_from", "copy_from")
+        .into_iter()
+        .filter(|(l, _)| l == "copy_size")
+        .last()
+        .and_then(|(_, rv)| e.scalar_of(&rv))?;
+    let (lo, hi) = v.split_once(',')?;
+    Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
 }
 
 /// `MakeParentDirectoryForPromise`: the missing directories above `path` (for `D/.` the directory
@@ -137,14 +151,21 @@ fn make_parents(e: &mut Engine<'_>, pr: &mut Pr<'_>, path: &str) -> Option<bool>
     Some(true)
 }
 
-/// `VerifyCopiedFileAttributes`: the destination's mode as the promise's perms say, or the source's
-/// with `preserve`; its owner and group are then promised explicitly (the source's with `preserve`,
-/// else its own), so they are kept.
+/// `VerifyCopiedFileAttributes`: the destination's mode as the promise's perms say, or with
+/// `preserve` the source's mode, owner and group (where perms promise none); an owner and group are
+/// then promised explicitly (with `preserve` the source's, else the destination's own), so they are
+/// kept.
 fn verify_copied(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, s: &Meta, dst: &str) {
     let mut perms = a.perms.clone().unwrap_or_default();
     if a.copy.as_ref().is_some_and(|c| c.preserve) {
         let m = s.mode & 0o7777;
         perms.mode = Some((m, !m & 0o7777));
+        if perms.owners.is_empty() {
+            perms.owners = vec![s.uid.to_string()];
+        }
+        if perms.groups.is_empty() {
+            perms.groups = vec![s.gid.to_string()];
+        }
     }
     let mut b = a.clone();
     b.perms = Some(perms);
@@ -153,7 +174,15 @@ fn verify_copied(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, s: &Meta, dst: 
 }
 
 /// `CfCopyFile` for a source that is not a directory.
-fn copy_file(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, s: &Meta, dst: &str) {
+fn copy_file(
+    e: &mut Engine<'_>,
+    a: &Attrs,
+    pr: &mut Pr<'_>,
+    size: Option<(i64, i64)>,
+    src: &str,
+    s: &Meta,
+    dst: &str,
+) {
     let Some(c) = &a.copy else {
         return;
     };
@@ -177,6 +206,13 @@ fn copy_file(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, s: &Meta
             Some(true) => pr.change(e, &format!("Created parent directory for '{dst}'")),
             Some(false) => {}
         },
+    }
+    if let Some((lo, hi)) = size {
+        let n = i64::try_from(s.size).unwrap_or(i64::MAX);
+        if n < lo || n > hi {
+            pr.kept(e);
+            return;
+        }
     }
     let Some(d) = d else {
         if pr.warn_only {
@@ -295,7 +331,15 @@ fn copy_regular(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, s: &M
 
 /// `SourceSearchAndCopy`: the entries of the directory `src` into `dst`, `maxrecurse` levels deep
 /// (sorted, where the agent follows the directory's order).
-fn copy_tree(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, dst: &str, maxrecurse: u64) {
+fn copy_tree(
+    e: &mut Engine<'_>,
+    a: &Attrs,
+    pr: &mut Pr<'_>,
+    size: Option<(i64, i64)>,
+    src: &str,
+    dst: &str,
+    maxrecurse: u64,
+) {
     if maxrecurse == 0 {
         return;
     }
@@ -324,7 +368,7 @@ fn copy_tree(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, dst: &st
             continue;
         };
         if sm.kind != Kind::Dir {
-            copy_file(e, a, pr, &sp, &sm, &dp);
+            copy_file(e, a, pr, size, &sp, &sm, &dp);
             continue;
         }
         if stat(e, &dp).is_none() {
@@ -347,7 +391,7 @@ fn copy_tree(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, dst: &st
         let res = pr.res;
         verify_copied(e, a, pr, &sm, &dp);
         pr.res = res;
-        copy_tree(e, a, pr, &sp, &dp, maxrecurse.saturating_sub(1));
+        copy_tree(e, a, pr, size, &sp, &dp, maxrecurse.saturating_sub(1));
     }
     if a.copy.as_ref().is_some_and(|c| c.purge) {
         purge(e, pr, dst, &names);
