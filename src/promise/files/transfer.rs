@@ -96,8 +96,8 @@ fn copy_size(e: &mut Engine<'_>, pr: &Pr<'_>) -> Option<(i64, i64)> {
     let v = e
         .body_attrs(def, p, "copy_from", "copy_from")
         .into_iter()
-        .filter(|(l, _)| l == "copy_size")
-        .last()
+        .rev()
+        .find(|(l, _)| l == "copy_size")
         .and_then(|(_, rv)| e.scalar_of(&rv))?;
     let (lo, hi) = v.split_once(',')?;
     Some((lo.trim().parse().ok()?, hi.trim().parse().ok()?))
