@@ -274,6 +274,10 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
     if r.disable {
         let suffix = r.disable_suffix.clone().unwrap_or_else(|| ".cfdisabled".into());
         let to = format!("{path}{suffix}");
+        e.log(
+            LogLevel::Warning,
+            &format!("File object '{path}' exists, contrary to promise"),
+        );
         if m.kind == Kind::Symlink {
             if pr.warn_only {
                 pr.should(e, &format!("disable link '{path}'"));
@@ -284,21 +288,21 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             pr.change(e, &format!("Disabled symbolic link '{path}' by deleting it"));
             return false;
         }
-        e.log(
-            LogLevel::Warning,
-            &format!("File object '{path}' exists, contrary to promise"),
-        );
+        let what = if m.kind == Kind::Dir { "directory" } else { "file" };
         if pr.warn_only {
-            pr.should(e, &format!("rename 'file' '{path}'"));
+            pr.should(e, &format!("rename '{what}' '{path}'"));
             return true;
         }
-        let mut mode = m.mode;
-        if let Some((plus, minus)) = r.disable_mode {
-            mode = (mode | plus) & !minus;
+        // without a disable_mode the mode stays (and is still set)
+        let mode = match r.disable_mode {
+            Some((plus, minus)) => ((m.mode & 0o7777) | plus) & !minus,
+            None => m.mode & 0o7777,
+        };
+        {
             let (v, b) = e.host.vfs_mut();
             let _ = v.set_meta(b, path, false, "chmod", |mm| mm.mode = mode);
-            pr.change(e, &format!("Changed permissions of '{path}' to 'mode {mode:04o}'"));
         }
+        pr.change(e, &format!("Changed permissions of '{path}' to 'mode {mode:04o}'"));
         let res = {
             let (v, b) = e.host.vfs_mut();
             v.rename(b, path, &to)
@@ -326,16 +330,31 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             pr.should(e, &format!("rotate file '{path}' in {n} fifo"));
             return true;
         }
-        {
+        // the agent rotates a file once per run (its ROTATED list) but says so at every check
+        let once = {
+            use md5::{Digest, Md5};
+            let key = format!("\u{2}rotated\u{1}{}", vfs::normalize(path));
+            u128::from_le_bytes(Md5::digest(key.as_bytes()).into())
+        };
+        if e.done.insert(once) {
             let (v, b) = e.host.vfs_mut();
             for i in (1..n).rev() {
-                let from = format!("{path}.{i}");
-                if v.stat(b, &from, false).is_some() {
-                    let _ = v.rename(b, &from, &format!("{path}.{}", i + 1));
+                for suffix in ["", ".gz", ".Z", ".bz", ".bz2"] {
+                    let from = format!("{path}.{i}{suffix}");
+                    if v.stat(b, &from, false).is_some() {
+                        let _ = v.rename(b, &from, &format!("{path}.{}{suffix}", i + 1));
+                    }
                 }
             }
+            // P.1 is a copy of P with its mode, owner and group; P is then truncated
             let content = v.read(b, path).map(|c| c.to_vec()).unwrap_or_default();
-            let _ = v.write_file(b, &format!("{path}.1"), content, m.mode);
+            let first = format!("{path}.1");
+            let _ = v.write_file(b, &first, content, m.mode);
+            let _ = v.set_meta(b, &first, false, "chmod", |mm| {
+                mm.mode = m.mode;
+                mm.uid = m.uid;
+                mm.gid = m.gid;
+            });
             let _ = v.write_file(b, path, Vec::new(), m.mode);
         }
         pr.change(e, &format!("Rotated file '{path}' in {n} fifo"));
