@@ -51,6 +51,10 @@ enum Cmd {
         /// Also write the coverage as JSON to PATH (implies --coverage)
         #[arg(long = "coverage-json", value_name = "PATH")]
         coverage_json: Option<String>,
+        /// Check every case for convergence: run the policy again on the files the first run left;
+        /// anything repaired the second time fails the case (as `converge: true` in a spec)
+        #[arg(long = "converge")]
+        converge: bool,
     },
     /// What changes on each node between two revisions of a policy (exit 0 none, 2 changes, 1 failure)
     Diff {
@@ -554,6 +558,7 @@ fn main() -> ExitCode {
             accept,
             coverage,
             coverage_json,
+            converge,
         } => {
             let shard = match shard.as_deref().map(cfsim::fleet::Shard::parse) {
                 Some(Ok(s)) => Some(s),
@@ -575,6 +580,7 @@ fn main() -> ExitCode {
                 accept,
                 coverage,
                 coverage_json,
+                converge,
             })
         }
         Cmd::Diff {
@@ -871,6 +877,7 @@ fn main() -> ExitCode {
             };
             cli::agent::run(&cli::agent::Options {
                 simulate,
+                start_files: None,
                 file: a.file_arg.unwrap_or(a.file),
                 host: a.host,
                 define: a.define,

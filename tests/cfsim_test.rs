@@ -463,3 +463,43 @@ fn find_bin(bin: &str) -> Option<PathBuf> {
             .find(|p| p.is_file())
     })
 }
+
+/// File expectations read the virtual host after the run (edits, templates, perms, a created
+/// directory, backups, absent paths); a spec with `converge: true` runs the policy again on the state
+/// the first run left. A policy that touches a file is not convergent: `--converge` fails it and says
+/// which promise repaired again.
+#[test]
+fn file_expectations_and_convergence() {
+    let ok = cfsim_test(&["tests/specs_files/site.cfsim.yaml"]);
+    assert_eq!(ok.status.code(), Some(0), "{}{}", out(&ok), err(&ok));
+    assert!(out(&ok).contains("1 passed, 0 failed"), "{}", out(&ok));
+    let plain = cfsim_test(&["tests/specs_files/touch.cfsim.yaml"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", out(&plain));
+    let conv = cfsim_test(&["--converge", "tests/specs_files/touch.cfsim.yaml"]);
+    assert_eq!(conv.status.code(), Some(1), "{}", out(&conv));
+    let text = out(&conv);
+    assert!(
+        text.contains("not convergent: a second run on the state the first left repaired 1 promise(s)")
+            && text.contains("default:main files tests/specs_files/touch.cf:6 '/etc/stamp'"),
+        "{text}"
+    );
+    // a wrong expectation names the file, the part and both values
+    let dir = std::env::temp_dir().join(format!("cfsim-files-spec-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let spec = dir.join("wrong.cfsim.yaml");
+    let site = root().join("tests/specs_files");
+    std::fs::write(
+        &spec,
+        format!(
+            "policy: {0}/site.cf\nhosts: [{0}/web1.json]\ntests:\n  - name: wrong\n    expect:\n      files:\n        /etc/motd: {{ mode: \"0600\" }}\n        /etc/app/app.conf: {{ contains: \"^port=80$\" }}\n",
+            site.display()
+        ),
+    )
+    .unwrap();
+    let bad = cfsim_test(&[spec.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(bad.status.code(), Some(1), "{}", out(&bad));
+    let text = out(&bad);
+    assert!(text.contains("file '/etc/motd': mode") && text.contains("0600") && text.contains("0644"), "{text}");
+    assert!(text.contains("file '/etc/app/app.conf': contents"), "{text}");
+}

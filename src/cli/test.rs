@@ -26,6 +26,8 @@ pub struct Options {
     pub coverage: bool,
     /// Also write the coverage JSON to this file (`--coverage-json PATH`; implies `--coverage`).
     pub coverage_json: Option<String>,
+    /// Check every case for convergence (`--converge`).
+    pub converge: bool,
 }
 
 /// Runs the suite; returns the exit code.
@@ -101,6 +103,11 @@ pub fn run(o: &Options) -> u8 {
             return 2;
         }
     };
+    if o.converge {
+        for c in &mut cases {
+            c.converge = true;
+        }
+    }
     let snapshots = (o.snapshot || o.accept).then(|| testing::snapshot::Update::from_env(o.accept));
     let policies = testing::run::load_policies(&cases);
     let results = testing::run::run_all(&cases, &policies, &pool, snapshots);

@@ -99,6 +99,8 @@ pub struct RunOptions {
     /// `--simulate=MODE`: a dry run for reports and commands whose files promises act on the virtual
     /// host, followed by the agent's report.
     pub simulate: Option<crate::host::simreport::Mode>,
+    /// The file system state to start from (a previous run's, for the convergence check).
+    pub start_files: Option<crate::host::vfs::Vfs>,
 }
 
 /// A bundle of the merged policy with its normalised namespace/name and its file.
@@ -251,6 +253,9 @@ impl<'h> Engine<'h> {
         let mut adapter = HostAdapter::new(host);
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
+        if let Some(v) = &opts.start_files {
+            adapter.vfs = v.carried();
+        }
         let mut e = Engine {
             ctx: Context::default(),
             files: Vec::new(),

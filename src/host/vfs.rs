@@ -6,8 +6,8 @@
 //! The base is never written; [`Vfs::journal`] lists what changed, in first-change order, with the
 //! state each path had before the run.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -140,6 +140,39 @@ pub enum FsError {
     NotEmpty,
 }
 
+/// Answers of the base, kept for the run (a mutex so that a state can be handed to another thread).
+#[derive(Debug, Default)]
+struct BaseCache(Mutex<HashMap<String, Option<Meta>>>);
+
+impl Clone for BaseCache {
+    fn clone(&self) -> Self {
+        let map = match self.0.lock() {
+            Ok(m) => m.clone(),
+            Err(p) => p.into_inner().clone(),
+        };
+        BaseCache(Mutex::new(map))
+    }
+}
+
+impl BaseCache {
+    fn get(&self, path: &str) -> Option<Option<Meta>> {
+        match self.0.lock() {
+            Ok(m) => m.get(path).cloned(),
+            Err(p) => p.into_inner().get(path).cloned(),
+        }
+    }
+    fn put(&self, path: &str, m: Option<Meta>) {
+        match self.0.lock() {
+            Ok(mut c) => {
+                c.insert(path.to_string(), m);
+            }
+            Err(p) => {
+                p.into_inner().insert(path.to_string(), m);
+            }
+        }
+    }
+}
+
 /// The overlay over a base. One per run.
 #[derive(Debug, Default, Clone)]
 pub struct Vfs {
@@ -152,7 +185,7 @@ pub struct Vfs {
     /// Renames made by the run: (new, old).
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
-    base_cache: RefCell<HashMap<String, Option<Meta>>>,
+    base_cache: BaseCache,
     /// Paths files promises looked at, in order (the `--simulate` report lists these only).
     evaluated: IndexMap<String, ()>,
     /// Seconds since the epoch used for the times of changed objects.
@@ -217,13 +250,11 @@ impl Vfs {
     }
 
     fn base_lstat(&self, base: &dyn BaseFs, path: &str) -> Option<Meta> {
-        if let Some(m) = self.base_cache.borrow().get(path) {
-            return m.clone();
+        if let Some(m) = self.base_cache.get(path) {
+            return m;
         }
         let m = base.lstat(path);
-        self.base_cache
-            .borrow_mut()
-            .insert(path.to_string(), m.clone());
+        self.base_cache.put(path, m.clone());
         m
     }
 
@@ -648,6 +679,21 @@ impl Vfs {
     pub fn node(&self, base: &dyn BaseFs, path: &str) -> Option<Node> {
         let p = self.resolve(base, path, false).ok()?;
         self.node_exact(base, &p)
+    }
+
+    /// The state this run ended with, as the start of another run (the convergence check): the
+    /// overlay stays, the record of changes starts empty.
+    pub fn carried(&self) -> Vfs {
+        Vfs {
+            overlay: self.overlay.clone(),
+            originals: IndexMap::new(),
+            changes: Vec::new(),
+            renames: Vec::new(),
+            evaluated: IndexMap::new(),
+            base_cache: self.base_cache.clone(),
+            now: self.now,
+            max_read: self.max_read,
+        }
     }
 
     /// Notes that a files promise looked at `path` (lexically normalised).

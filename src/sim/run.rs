@@ -53,6 +53,8 @@ pub struct Options {
     pub keep_trace: bool,
     /// `--simulate=diff|manifest|manifest-full`.
     pub simulate: Option<crate::host::simreport::Mode>,
+    /// Start from this file system state (a previous run's: the convergence check).
+    pub start_files: Option<crate::host::vfs::Vfs>,
     /// `--write-root DIR`: write the final state of every changed path under DIR.
     pub write_root: Option<String>,
     /// `--changes=json` (or `--changes-file PATH`): every change for programs (`-`: after the output).
@@ -78,6 +80,8 @@ pub struct RunResult {
     pub files: Vec<crate::host::writeroot::FileChange>,
     /// The unchanged directories above them.
     pub file_parents: Vec<(String, crate::host::vfs::Node)>,
+    /// The virtual file system as the run left it (over the host's files).
+    pub vfs: Option<crate::host::vfs::Vfs>,
 }
 
 /// The output and exit code of a policy that could not be loaded or pre-evaluated.
@@ -209,6 +213,15 @@ pub fn simulate_policy(
     }
     let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
     let file_parents = crate::host::writeroot::parents(&e.host.vfs, e.host.base(), &files);
+    let mut result = result;
+    if let Some(serde_json::Value::Object(m)) = result.as_mut() {
+        if !o.brief_result {
+            m.insert(
+                "files".into(),
+                crate::host::writeroot::changes_json(&files)["changes"].clone(),
+            );
+        }
+    }
     RunResult {
         stdout,
         code,
@@ -217,6 +230,7 @@ pub fn simulate_policy(
         timeline,
         files,
         file_parents,
+        vfs: Some(e.host.vfs.clone()),
     }
 }
 
@@ -276,6 +290,7 @@ pub fn run_engine<'h>(
         // --simulate is a dry run for everything but files promises
         dry_run: o.dry_run || o.simulate.is_some(),
         simulate: o.simulate,
+        start_files: o.start_files.clone(),
         trace: printed || o.result_json.is_some() || o.timeline.is_some(),
         trace_calls: printed || o.timeline.is_some(),
         limits: o.limits.unwrap_or_default(),

@@ -179,6 +179,8 @@ fn check(e: &Expect, r: &Json) -> Option<(String, String, String)> {
                 }
             }
         }
+        // checked against the run's file system by `check_file`
+        Expect::File(..) => None,
         Expect::Var(name, want) => {
             let key = full_name(name);
             let var = r["variables"]
@@ -235,6 +237,105 @@ fn describe(w: &VarExpect) -> String {
         VarExpect::Matches(r) => format!("matching /{r}/"),
         VarExpect::Unset => "unset".into(),
     }
+}
+
+/// Checks a file expectation against the file system the run left (`vfs` over the host's files).
+fn check_file(
+    path: &str,
+    want: &super::spec::FileExpect,
+    vfs: &crate::host::vfs::Vfs,
+    host: &crate::host::Host,
+) -> Option<(String, String, String)> {
+    use crate::host::vfs::Kind;
+    let base: &dyn crate::host::vfs::BaseFs = if host.origin == "local" {
+        &crate::host::LocalBase
+    } else {
+        host
+    };
+    let node = vfs.node(base, path);
+    let what = |m: &str| format!("file '{path}': {m}");
+    if let Some(e) = want.exists {
+        if e != node.is_some() {
+            let s = |b: bool| if b { "present" } else { "absent" }.to_string();
+            return Some((what("existence"), s(e), s(node.is_some())));
+        }
+    }
+    let Some(n) = node else {
+        let asks = want.content.is_some()
+            || want.contains.is_some()
+            || want.mode.is_some()
+            || want.kind.is_some()
+            || want.target.is_some();
+        return asks.then(|| (what("missing"), "present".into(), "absent".into()));
+    };
+    if let Some(k) = &want.kind {
+        let got = match n.meta.kind {
+            Kind::File => "file",
+            Kind::Dir => "directory",
+            Kind::Symlink => "symlink",
+            Kind::Fifo => "fifo",
+            Kind::Socket => "socket",
+            Kind::Other => "other",
+        };
+        if got != k {
+            return Some((what("type"), k.clone(), got.into()));
+        }
+    }
+    if let Some(m) = &want.mode {
+        let want_mode = u32::from_str_radix(m, 8).unwrap_or(0);
+        if n.meta.mode & 0o7777 != want_mode {
+            return Some((what("mode"), format!("{want_mode:04o}"), format!("{:04o}", n.meta.mode)));
+        }
+    }
+    if let Some(t) = &want.target {
+        if n.target.as_deref() != Some(t.as_str()) {
+            return Some((what("target"), t.clone(), n.target.clone().unwrap_or_default()));
+        }
+    }
+    let text = vfs
+        .read(base, path)
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
+        .unwrap_or_default();
+    if let Some(c) = &want.content {
+        if &text != c {
+            return Some((what("content"), c.clone(), text));
+        }
+    }
+    if let Some(re) = &want.contains {
+        if !crate::pcre::compile(re).is_ok_and(|r| r.find(&text).is_some()) {
+            return Some((what("contents"), format!("matching /{re}/"), text));
+        }
+    }
+    None
+}
+
+/// The convergence check: the promises the second run repaired (it started on the state the first
+/// left), as `bundle file:line 'promiser'` lines.
+fn not_convergent(policy: &Policy, host: &crate::host::Host, o: &Options, first: &crate::host::vfs::Vfs) -> Result<Vec<String>, String> {
+    let o2 = Options {
+        start_files: Some(first.clone()),
+        ..o.clone()
+    };
+    let r = simulate_policy(policy, host, &o2);
+    let Some(result) = r.result else {
+        return Err(r.stdout.trim_end().to_string());
+    };
+    Ok(result["promises"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["outcome"].as_str() == Some("repaired"))
+        .map(|p| {
+            format!(
+                "{} {} {}:{} '{}'",
+                p["bundle"].as_str().unwrap_or(""),
+                p["promise_type"].as_str().unwrap_or(""),
+                p["file"].as_str().unwrap_or(""),
+                p["line"],
+                p["promiser"].as_str().unwrap_or("")
+            )
+        })
+        .collect())
 }
 
 /// Acceptance-style verdict: a report `<file> Pass` and none `<file> FAIL`.
@@ -361,7 +462,11 @@ pub fn run_case(
     }
     for (line, e) in &case.expect {
         out.checked += 1;
-        if let Some((message, expected, actual)) = check(e, &result) {
+        let failed = match (e, &r.vfs) {
+            (Expect::File(path, want), Some(vfs)) => check_file(path, want, vfs, &host),
+            _ => check(e, &result),
+        };
+        if let Some((message, expected, actual)) = failed {
             out.failures.push(Failure {
                 line: *line,
                 message,
@@ -369,6 +474,30 @@ pub fn run_case(
                 actual,
                 detail: None,
             });
+        }
+    }
+    if case.converge {
+        out.checked += 1;
+        let first = r.vfs.clone().unwrap_or_default();
+        match not_convergent(policy, &host, &o, &first) {
+            Ok(repaired) if repaired.is_empty() => {}
+            Ok(repaired) => out.failures.push(Failure {
+                line: case.line,
+                message: format!(
+                    "not convergent: a second run on the state the first left repaired {} promise(s)",
+                    repaired.len()
+                ),
+                expected: "nothing repaired".into(),
+                actual: format!("{} repaired", repaired.len()),
+                detail: Some(repaired.join("\n")),
+            }),
+            Err(e) => out.failures.push(Failure {
+                line: case.line,
+                message: "the second run (convergence check) did not start".into(),
+                expected: "a run".into(),
+                actual: e,
+                detail: None,
+            }),
         }
     }
     let update = match snapshots {

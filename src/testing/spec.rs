@@ -48,6 +48,24 @@ pub enum Expect {
     /// Handle → outcome (`kept`, `repaired`, `not_kept`, `not_simulated`, `skipped`).
     Outcome(String, String),
     ExitCode(u8),
+    /// A path on the virtual host after the run.
+    File(String, FileExpect),
+}
+
+/// What a file should be after the run (each given part is checked).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FileExpect {
+    pub exists: Option<bool>,
+    /// Exact contents.
+    pub content: Option<String>,
+    /// A regex the contents must contain.
+    pub contains: Option<String>,
+    /// Octal permission bits, e.g. `0644`.
+    pub mode: Option<String>,
+    /// `file`, `directory`, `symlink`, `fifo`.
+    pub kind: Option<String>,
+    /// Symlink target.
+    pub target: Option<String>,
 }
 
 /// A host of a case: a profile (or `local`), optionally with top-level keys replaced.
@@ -76,6 +94,9 @@ pub struct Case {
     pub acceptance: bool,
     /// The spec asks for a snapshot of this case (`snapshot: true`), with or without `--snapshot`.
     pub snapshot: bool,
+    /// Run the policy a second time on the state the first run left; anything repaired then fails
+    /// (`converge: true`, or `cfsim test --converge`).
+    pub converge: bool,
 }
 
 /// Outcomes a promise can end with in a run's result.
@@ -251,6 +272,7 @@ impl Reader<'_> {
                 "not_reports",
                 "outcomes",
                 "exit_code",
+                "files",
             ],
         )?;
         let mut out = Vec::new();
@@ -339,6 +361,55 @@ impl Reader<'_> {
                         ));
                     }
                 }
+                "files" => {
+                    let Some(fm) = v.map() else {
+                        return self.err(v, "files must map absolute paths to expectations");
+                    };
+                    for (path, want) in fm {
+                        let path = self.string(path, "a path")?;
+                        if !path.starts_with('/') {
+                            return self.err(want, format!("'{path}' is not an absolute path"));
+                        }
+                        let fe = match &want.kind {
+                            Kind::Scalar(s) if s == "present" => FileExpect {
+                                exists: Some(true),
+                                ..FileExpect::default()
+                            },
+                            Kind::Scalar(s) if s == "absent" => FileExpect {
+                                exists: Some(false),
+                                ..FileExpect::default()
+                            },
+                            Kind::Map(_) => {
+                                self.keys(
+                                    want,
+                                    "a file expectation",
+                                    &["exists", "content", "contains", "mode", "type", "target"],
+                                )?;
+                                let s = |k: &str| want.get(k).map(|n| self.string(n, k)).transpose();
+                                let mode = s("mode")?;
+                                if let Some(m) = &mode {
+                                    if m.is_empty() || !m.chars().all(|c| c.is_digit(8)) || m.len() > 4 {
+                                        return self.err(want, format!("mode '{m}' is not octal"));
+                                    }
+                                }
+                                let contains = match want.get("contains") {
+                                    Some(n) => Some(self.regex(n, "contains")?),
+                                    None => None,
+                                };
+                                FileExpect {
+                                    exists: want.get("exists").map(|b| self.boolean(b, "exists")).transpose()?,
+                                    content: s("content")?,
+                                    contains,
+                                    mode,
+                                    kind: s("type")?,
+                                    target: s("target")?,
+                                }
+                            }
+                            _ => return self.err(want, "use present, absent or a map (exists, content, contains, mode, type, target)"),
+                        };
+                        out.push((want.line, Expect::File(path, fe)));
+                    }
+                }
                 "exit_code" => {
                     let s = self.string(v, "exit_code")?;
                     let Ok(c) = s.parse::<u8>() else {
@@ -371,8 +442,13 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
     r.keys(
         &root,
         "a spec",
-        &["policy", "hosts", "define", "snapshot", "tests"],
+        &["policy", "hosts", "define", "snapshot", "converge", "tests"],
     )?;
+    let default_converge = root
+        .get("converge")
+        .map(|b| r.boolean(b, "converge"))
+        .transpose()?
+        .unwrap_or(false);
     let default_snapshot = root
         .get("snapshot")
         .map(|b| r.boolean(b, "snapshot"))
@@ -406,9 +482,15 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
                 "define",
                 "bundlesequence",
                 "snapshot",
+                "converge",
                 "expect",
             ],
         )?;
+        let converge = t
+            .get("converge")
+            .map(|b| r.boolean(b, "converge"))
+            .transpose()?
+            .unwrap_or(default_converge);
         let Some(name) = t.get("name") else {
             return r.err(t, "a test needs 'name'");
         };
@@ -462,6 +544,7 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
                 expect: expect.clone(),
                 acceptance: false,
                 snapshot,
+                converge,
             });
         }
     }
@@ -493,5 +576,6 @@ pub fn acceptance(file: &str, host: &str) -> Case {
         expect: Vec::new(),
         acceptance: true,
         snapshot: false,
+        converge: false,
     }
 }

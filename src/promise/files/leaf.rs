@@ -398,6 +398,8 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             pr.fail(e);
             None
         } else if ids.contains(&Some(m.uid)) {
+            // an explicitly promised owner already there is a kept record (recorded: real-deploy-tree)
+            pr.kept(e);
             None
         } else {
             ids.into_iter().flatten().next()
@@ -415,6 +417,7 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             pr.fail(e);
             None
         } else if ids.contains(&Some(m.gid)) {
+            pr.kept(e);
             None
         } else {
             ids.into_iter().flatten().next()
