@@ -107,11 +107,13 @@ pub fn write_root(dir: &Path, changes: &[FileChange], parents: &[(String, Node)]
     let mut removed = String::new();
     for c in &sorted {
         let p = under(dir, &c.path);
+        // a path whose type changed was removed first, then made again
+        if c.after.is_none() || action(c) == "type_changed" {
+            removed.push_str(&c.path);
+            removed.push('\n');
+        }
         match &c.after {
-            None => {
-                removed.push_str(&c.path);
-                removed.push('\n');
-            }
+            None => {}
             Some(n) if n.meta.kind == Kind::Dir => {
                 no_link_below(dir, &p)?;
                 std::fs::create_dir_all(&p)?;

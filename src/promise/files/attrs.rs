@@ -94,6 +94,8 @@ pub struct EditDefaults {
     /// `true` (default), `false`, `timestamp`, `rotate`.
     pub backup: String,
     pub max_file_size: u64,
+    /// Generations kept with `edit_backup => "rotate"`.
+    pub rotate: u32,
 }
 
 impl Default for EditDefaults {
@@ -102,6 +104,7 @@ impl Default for EditDefaults {
             empty_before_use: false,
             backup: "true".into(),
             max_file_size: 100_000,
+            rotate: 1,
         }
     }
 }
@@ -417,6 +420,7 @@ impl Engine<'_> {
                 match l.as_str() {
                     "empty_file_before_editing" => a.edit_defaults.empty_before_use = truthy(&v),
                     "edit_backup" => a.edit_defaults.backup = v,
+                    "rotate" => a.edit_defaults.rotate = v.trim().parse().unwrap_or(1),
                     "max_file_size" => {
                         a.edit_defaults.max_file_size = v.trim().parse().unwrap_or(100_000)
                     }

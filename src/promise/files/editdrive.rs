@@ -24,19 +24,37 @@ pub struct EditState {
     pub edited: bool,
 }
 
-fn split_lines(text: &[u8]) -> Vec<String> {
-    let s = String::from_utf8_lossy(text);
+/// The file's lines; a file that is not UTF-8 is read byte for byte (each byte one char, as the
+/// agent's byte-oriented matching sees it), `true` then.
+fn split_lines(text: &[u8]) -> (Vec<String>, bool) {
+    let (s, bytes) = match std::str::from_utf8(text) {
+        Ok(s) => (s.to_string(), false),
+        Err(_) => (text.iter().map(|&b| char::from(b)).collect(), true),
+    };
     let mut v: Vec<String> = s.split('\n').map(str::to_string).collect();
     if v.last().is_some_and(String::is_empty) {
         v.pop();
     }
-    v
+    (v, bytes)
 }
 
-fn join_lines(lines: &[String]) -> Vec<u8> {
+/// The lines written back, each with its newline (byte-for-byte chars back to their bytes).
+fn join_lines(lines: &[String], bytes: bool) -> Vec<u8> {
     let mut out = Vec::new();
     for l in lines {
-        out.extend_from_slice(l.as_bytes());
+        if bytes {
+            for c in l.chars() {
+                match u8::try_from(u32::from(c)) {
+                    Ok(b) => out.push(b),
+                    Err(_) => {
+                        let mut buf = [0u8; 4];
+                        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
+                }
+            }
+        } else {
+            out.extend_from_slice(l.as_bytes());
+        }
         out.push(b'\n');
     }
     out
@@ -44,14 +62,36 @@ fn join_lines(lines: &[String]) -> Vec<u8> {
 
 /// Saves `content` to `path` with the edit backup.
 fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
+    // a symlink is followed: the backup sits next to the real file
+    let resolved = {
+        let b = e.host.base();
+        e.host.vfs.resolve(b, path, true).unwrap_or_else(|_| path.to_string())
+    };
+    let path = resolved.as_str();
     let old = {
         let b = e.host.base();
         e.host.vfs.read(b, path).map(|c| c.to_vec()).unwrap_or_default()
     };
     let mode = stat(e, path).map_or(0o600, |m| m.mode);
+    let backup = a.edit_defaults.backup.as_str();
+    let name = super::transfer::stamped_name(e, backup, path, ".cf-before-edit");
     let (v, b) = e.host.vfs_mut();
-    if a.edit_defaults.backup != "false" {
-        let _ = v.write_file(b, &format!("{path}.cf-before-edit"), old, mode);
+    match backup {
+        "false" => {}
+        "rotate" => {
+            // P.cf-before-edit.1 is the newest; older generations move up, the last one drops
+            let n = a.edit_defaults.rotate.max(1);
+            for i in (1..n).rev() {
+                let from = format!("{path}.cf-before-edit.{i}");
+                if v.stat(b, &from, false).is_some() {
+                    let _ = v.rename(b, &from, &format!("{path}.cf-before-edit.{}", i + 1));
+                }
+            }
+            let _ = v.write_file(b, &format!("{path}.cf-before-edit.1"), old, mode);
+        }
+        _ => {
+            let _ = v.write_file(b, &name, old, mode);
+        }
     }
     let _ = v.write_file(b, path, content, mode);
 }
@@ -116,7 +156,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         render_mustache(e, a, pr, path, &old, templ_name.as_deref().unwrap_or(""));
         return;
     }
-    let original = split_lines(&old);
+    let (original, bytes) = split_lines(&old);
     let empty = a.edit_defaults.empty_before_use || a.edit_template.is_some();
     let state = EditState {
         filename: path.to_string(),
@@ -133,13 +173,18 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         run_edit_bundle(e, pr, name, args, path, empty);
         e.cur = event;
     }
+    let mut template_failed = false;
     if let Some(t) = &a.edit_template {
-        crate::promise::files::editops::cfengine_template(e, pr, t);
+        template_failed = !crate::promise::files::editops::cfengine_template(e, pr, t);
     }
     let st = std::mem::replace(&mut e.edit, saved).unwrap_or_default();
     let buffered = std::mem::replace(&mut e.out.info_buffer, held).unwrap_or_default();
-    // the comparison is line-wise: a file without its final newline, unedited, is left alone
-    if !st.edited || st.lines == original {
+    if template_failed {
+        return;
+    }
+    // the comparison is line-wise: a file without its final newline, unedited, is left alone; a model
+    // emptied before editing is compared as it is
+    if (!st.edited && !empty) || st.lines == original {
         e.log(
             LogLevel::Verbose,
             &format!("No edit changes to file '{path}' need saving"),
@@ -154,7 +199,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     for l in buffered {
         e.out.lines.push(l);
     }
-    save(e, a, path, join_lines(&st.lines));
+    save(e, a, path, join_lines(&st.lines, bytes));
     pr.change(e, &format!("Edited file '{path}'"));
 }
 

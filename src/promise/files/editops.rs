@@ -261,8 +261,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
 
 /// `template_method => "cfengine"`: each template line becomes a `preserve_all_lines` insertion
 /// under the class context of `[%CFEngine ctx:: %]` (which persists), `[%CFEngine BEGIN %]` …
-/// `[%CFEngine END %]` one multi-line block; variables expanded.
-pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
+/// `[%CFEngine END %]` one multi-line block; variables expanded. False when the template failed.
+pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
     let text = {
         let b = e.host.base();
         match e.host.vfs.read(b, t) {
@@ -273,12 +273,12 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
                     &format!("Template file '{t}' could not be opened for reading"),
                 );
                 pr.fail(e);
-                return;
+                return false;
             }
         }
     };
     let Some(filename) = e.edit.as_ref().map(|s| s.filename.clone()) else {
-        return;
+        return false;
     };
     let mut context = "any".to_string();
     let mut block: Option<Vec<String>> = None;
@@ -300,7 +300,7 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
                         ),
                     );
                     pr.fail(e);
-                    return;
+                    return false;
                 }
                 block = Some(Vec::new());
             } else if inner == "END" {
@@ -359,4 +359,5 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) {
         }
     }
     let _ = SelectLists::default();
+    true
 }

@@ -170,6 +170,18 @@ pub fn verify_leaf(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     verify_leaf_at(e, a, pr, path, false)
 }
 
+/// The final leaf check (step 12): the path is the file a symlink points to, so its mode is checked.
+pub fn verify_leaf_final(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+    FOLLOW.with(|f| f.set(true));
+    verify_leaf_at(e, a, pr, path, false);
+    FOLLOW.with(|f| f.set(false));
+}
+
+thread_local! {
+    /// Set during the final leaf check: the mode of a symlink's target is checked.
+    static FOLLOW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// [`verify_leaf`]; `base_dir`: the base directory of a depth search (never deleted by it).
 pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: bool) {
     e.host.vfs.note(path);
@@ -198,9 +210,10 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
     }
     if a.perms.is_some() {
         perms(e, a, pr, path);
-        // with touch, the attribute check stamps the file again (recorded: touch-with-perms)
-        if a.touch && !pr.warn_only {
-            e.log(LogLevel::Info, &format!("Updated timestamps on '{path}'"));
+        // with touch, the attribute check stamps the file again, a change even in a dry run
+        // (recorded: touch-with-perms)
+        if a.touch {
+            pr.change(e, &format!("Updated timestamps on '{path}'"));
         }
     }
 }
@@ -454,8 +467,10 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             }
         }
     }
-    // the mode is the link target's (chmod follows links)
+    // a symlink's mode is not checked in the first pass over the path; the final check sees the
+    // file it points to (chmod follows links) (recorded: perms-symlink)
     let m = match m.kind {
+        Kind::Symlink if !FOLLOW.with(std::cell::Cell::get) => return,
         Kind::Symlink => match super::stat(e, path) {
             Some(t) => t,
             None => return,
@@ -493,22 +508,14 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         e,
         &format!("Object '{path}' had permissions {old:04o}, changed it to {new:04o}"),
     );
-    if m.kind == Kind::File && m.uid == 0 {
-        // printed as a notice, but only at -I and above (recorded: perms-setid)
-        if e.out.shows(LogLevel::Info) {
-            if new & 0o4000 != 0 && old & 0o4000 == 0 {
-                e.out.raw(format!("  notice: NEW SETUID root PROGRAM '{path}' "));
-            }
-            if new & 0o2000 != 0 && old & 0o2000 == 0 {
-                e.out.raw(format!("  notice: NEW SETGID root PROGRAM '{path}' "));
-            }
-        }
-    }
+    // (the agent's "NEW SETUID root PROGRAM" notice depends on its setuid log of earlier runs, which a
+    // simulated host does not have: recorded once, absent when re-recorded; not printed)
 }
 
 /// `content =>`: the file holds exactly the string.
 pub fn content(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, c: &str) {
     let exists = super::stat(e, path);
+    let mut created = false;
     if exists.is_none() {
         if a.create_false {
             pr.kept(e);
@@ -517,13 +524,18 @@ pub fn content(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, c: &s
         if !a.create && !create(e, a, pr, path) {
             return;
         }
+        created = true;
     }
     let cur = {
         let base = e.host.base();
         e.host.vfs.read(base, path).map(|c| c.to_vec()).ok()
     };
     if cur.as_deref() == Some(c.as_bytes()) {
-        pr.kept(e);
+        // an empty content on the file just created is no further record (recorded:
+        // content-multiline-nonl)
+        if !created {
+            pr.kept(e);
+        }
         return;
     }
     if pr.warn_only {

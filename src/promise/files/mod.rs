@@ -330,11 +330,11 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
     }
     // the final leaf check: a regular file is verified again
     if a.depth.is_none() {
-        if let Some(m) = lstat(e, &path) {
+        if let Some(m) = stat(e, &path) {
             if m.kind == Kind::File
                 && (a.rename.is_some() || a.perms.is_some() || a.touch || a.delete.is_some())
             {
-                leaf::verify_leaf(e, a, pr, &path);
+                leaf::verify_leaf_final(e, a, pr, &path);
             }
         } else if a.changes {
             e.log(

@@ -258,13 +258,19 @@ fn copy_file(
 /// The name of the backup of `dst` (`copy_backup`: `D.cfsaved`, or with `timestamp`
 /// `D_<start>_<canonified ctime>.cfsaved`).
 fn backup_name(e: &Engine<'_>, backup: &str, dst: &str) -> String {
+    stamped_name(e, backup, dst, ".cfsaved")
+}
+
+/// `dst` + `suffix`, or with `timestamp` `dst_<start>_<canonified ctime>` + `suffix` (backups of
+/// copies and of edits).
+pub(super) fn stamped_name(e: &Engine<'_>, backup: &str, dst: &str, suffix: &str) -> String {
     if backup != "timestamp" {
-        return format!("{dst}.cfsaved");
+        return format!("{dst}{suffix}");
     }
     let now = e.host.vfs.now;
     let c = crate::host::time::civil(now, e.host.host.time.utc_offset);
     let stamp = crate::host::canon::canonify(&crate::host::time::ctime(&c));
-    format!("{dst}_{now}_{stamp}.cfsaved")
+    format!("{dst}_{now}_{stamp}{suffix}")
 }
 
 /// `CopyRegularFile`: the new copy, the backup of what was there, the move into place. False when
