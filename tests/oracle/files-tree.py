@@ -2,8 +2,8 @@
 """List a scratch tree for the files-promise fixtures (policies/files/*/expected/tree*).
 
 Usage: files-tree.py ROOTDIR
-       files-tree.py --check-order ROOTDIR   (recorder helper: report every directory whose readdir order is
-                                              not the sorted order; exit 3 if there is one)
+       files-tree.py --check-order ROOTDIR   (recorder helper: report every directory below ROOTDIR whose
+                                              readdir order is not the sorted order; exit 3 if there is one)
 
 One line per entry below ROOTDIR (ROOTDIR itself is not listed), sorted by the relative path's bytes:
 
@@ -75,7 +75,7 @@ def line(root, rel, st):
 
 def check_order(root):
     bad = 0
-    for rel, st in [(b"", os.lstat(root))] + entries(root):
+    for rel, st in entries(root):
         if stat.S_ISDIR(st.st_mode):
             names = os.listdir(os.path.join(root, rel) if rel else root)
             if names != sorted(names):

@@ -35,8 +35,9 @@
 # change database /var/lib/cfengine3/state/cf_changes.lmdb* removed before every mode and after the case, so
 # each mode's first run is a first run (the database holds nothing but changes-promise hashes).
 # Order: the agent visits directory entries in readdir order (ext4 hash order here). The recorder warns when a
-# starting directory does not list in sorted order; the cases name their files so that every directory whose
-# order shows in the output lists sorted, i.e. a simulator that visits entries sorted by name matches.
+# starting directory below the scratch root does not list in sorted order; the cases name their files so that
+# every directory whose order shows in the output lists sorted, i.e. a simulator that visits entries sorted by
+# name matches. (No case depends on the order of the scratch root itself.)
 # Run as root (the agent is installed system-wide) with umask 022 (setup.sh also chmods what it creates). Sequential on purpose: runs of the agent share its locks.
 set -u
 umask 022
