@@ -33,7 +33,9 @@
 #
 # State kept by the agent between runs: a case whose policy.cf uses a `changes` attribute gets the agent's
 # change database /var/lib/cfengine3/state/cf_changes.lmdb* removed before every mode and after the case, so
-# each mode's first run is a first run (the database holds nothing but changes-promise hashes).
+# each mode's first run is a first run (the database holds nothing but changes-promise hashes). Not reset, so
+# no case may depend on it: the setuid list in /var/log/cfengine3/cfagent.<host>.log (no case makes a
+# root-owned setuid/setgid file, whose first sighting prints 'NEW SETUID root PROGRAM').
 # Order: the agent visits directory entries in readdir order (ext4 hash order here). The recorder warns when a
 # starting directory below the scratch root does not list in sorted order; the cases name their files so that
 # every directory whose order shows in the output lists sorted, i.e. a simulator that visits entries sorted by
