@@ -1,0 +1,5 @@
+printf 'new\n' > src
+printf 'old\n' > dst
+chmod 0644 src dst
+touch -d '2026-01-01 00:00:00' src
+touch -d '2000-01-01 00:00:00' dst

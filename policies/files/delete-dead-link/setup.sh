@@ -1,0 +1,1 @@
+ln -s does-not-exist dead

@@ -1,0 +1,5 @@
+printf 'target content\n' > target
+chmod 0644 target
+touch -d '2026-01-01 00:00:00' target
+ln -s target link
+ln -s /srv/cfsim-files/delete-symlink/target abslink

@@ -1,0 +1,3 @@
+printf '[main]\na=1\n[next]\nb=2\n' > app.ini
+chmod 0644 app.ini
+touch -d '2026-01-01 00:00:00' app.ini

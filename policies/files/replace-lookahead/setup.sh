@@ -1,0 +1,3 @@
+printf 'foo=baz\nfoo=bar\n  port=80\n' > f
+chmod 0644 f
+touch -d '2026-01-01 00:00:00' f

@@ -1,0 +1,3 @@
+printf 'name: alice, uid: 1001\nname: bob, uid: 1002\n' > f
+chmod 0644 f
+touch -d '2026-01-01 00:00:00' f

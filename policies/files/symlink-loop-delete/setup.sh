@@ -1,0 +1,2 @@
+ln -s b a
+ln -s a b

@@ -1,0 +1,3 @@
+printf 'x\n' > stamp
+chmod 0600 stamp
+touch -d '2026-01-01 00:00:00' stamp
