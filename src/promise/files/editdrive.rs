@@ -35,6 +35,13 @@ fn split_lines(text: &[u8]) -> (Vec<String>, bool) {
     if v.last().is_some_and(String::is_empty) {
         v.pop();
     }
+    // the agent keeps lines as C strings: a line ends at its first NUL byte (recorded:
+    // binary-file-edit, where an edit drops the rest of such a line)
+    for l in &mut v {
+        if let Some(i) = l.find('\0') {
+            l.truncate(i);
+        }
+    }
     (v, bytes)
 }
 
