@@ -318,6 +318,19 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
         leaf::content(e, a, pr, &path, c);
         return true;
     }
+    if a.edit_xml {
+        // said once per promise and run; the rest of the promise is simulated
+        e.log(
+            LogLevel::Warning,
+            &format!(
+                "cfsim: edit_xml of files promise '{}' in bundle '{}' is not simulated yet; skipped",
+                pr.promiser, pr.def.name
+            ),
+        );
+        if a.edit_line.is_none() && a.edit_template.is_none() && a.edit_template_string.is_none() {
+            return true;
+        }
+    }
     let templ = a.edit_template.is_some() || a.edit_template_string.is_some();
     let template_default = matches!(
         a.template_method.as_str(),
