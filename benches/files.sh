@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Benchmark: files promises, cfsim against the real cf-agent 3.21, side by side. A scratch tree of N files
+# of L lines each is generated twice: under $work/root/srv/cfsim-bench/ (the `files_root` of a profile
+# copied from policies/hosts/ci-machine.json, its `files` map removed) for cfsim, and at the real path
+# /srv/cfsim-bench/ for cf-agent (reset before every cf-agent run, removed on exit). The policy, written
+# here with the stdlib, iterates over the N file names: for each file it renders a mustache template into
+# a sibling `.rendered` file (edit_template + template_data) and edits the file itself (replace_patterns
+# changing 3 lines, insert_lines appending one). Then
+#   cf-agent -K --simulate=diff -f POLICY                       (after `cf-promises -c -f POLICY` passes)
+#   cfsim agent -K --simulate=diff -f POLICY --host PROFILE     (release build)
+# run alternating (so that a change in the machine's speed hits both), ROUNDS times; the medians of wall
+# and CPU (user+sys) time, their ratios, and the median peak resident memory of each are printed. All three
+# come from GNU time (/usr/bin/time -f '%e %U %S %M': 10 ms resolution, peak RSS in KiB of the process and
+# its waited-for children). Finally the set of paths each run reported changed (`--- original PATH` and
+# `'PATH' is a regular file` lines of the reports, chroot pid normalised) is compared, so that the
+# comparison is of equal work; the script fails if the sets differ.
+#
+# Needs root (cf-agent writes its simulate chroot under /var/lib/cfengine3/state/, removed afterwards by
+# the path it prints), cfengine3 3.21 installed, /usr/bin/time and jq.
+#
+#   benches/files.sh [ROUNDS] [N] [L]   (default 5 rounds, 1000 files, 1000 lines)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+n=${2:-1000}
+lines=${3:-1000}
+stdlib=/usr/share/cfengine3/masterfiles/lib/stdlib.cf
+real=/srv/cfsim-bench
+[ -r "$stdlib" ] || { echo "stdlib missing ($stdlib): install cfengine3" >&2; exit 2; }
+command -v cf-agent >/dev/null && command -v cf-promises >/dev/null || { echo "cf-agent/cf-promises missing" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time (GNU time) missing" >&2; exit 2; }
+command -v jq >/dev/null || { echo "jq missing" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "run as root (cf-agent's simulate chroot lives in /var/lib/cfengine3/state)" >&2; exit 2; }
+# never clobber a /srv/cfsim-bench this script did not make
+if [ -e "$real" ] && [ ! -e "$real/.cfsim-bench" ]; then echo "$real exists and is not ours: remove it first" >&2; exit 2; fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/files-bench.XXXXXX")
+cleanup() {
+  # the chroots cf-agent reported, only those (it usually removes them itself)
+  if [ -f "$work/chroots" ]; then
+    sort -u "$work/chroots" | while read -r c; do
+      case $c in /var/lib/cfengine3/state/[0-9]*.changes) [ -e "$c" ] && rm -rf -- "$c" ;; esac
+    done
+  fi
+  [ -e "$real/.cfsim-bench" ] && rm -rf -- "$real"
+  rm -rf -- "$work"
+}
+trap cleanup EXIT
+
+cargo build --release --quiet
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/cfsim
+
+# the tree: N files of L lines `keyNNNN = valueNNNN`, a mustache template, a marker
+src=$work/root$real
+mkdir -p "$src"
+awk -v n="$lines" 'BEGIN { for (i = 1; i <= n; i++) printf "key%04d = value%04d\n", i, i }' >"$work/one.conf"
+names=()
+for i in $(seq -f %05g "$n"); do
+  cp "$work/one.conf" "$src/f$i.conf"
+  names+=("\"f$i\"")
+done
+printf '# rendered for {{name}}\n{{#items}}\nitem {{.}}\n{{/items}}\n' >"$src/template.mustache"
+: >"$src/.cfsim-bench"
+reset_real() { rm -rf -- "$real"; mkdir -p /srv; cp -a "$src" "$real"; }
+
+jq --arg root "$work/root" 'del(.files) | .files_root = $root' policies/hosts/ci-machine.json >"$work/host.json"
+
+list=$(printf '%s\n' "${names[@]}" | paste -sd, | fold -w 96 -s | sed 's/^/        /')
+cat >"$work/bench.cf" <<EOF
+body common control
+{
+  inputs => { "$stdlib" };
+  bundlesequence => { "cfsim_bench" };
+}
+bundle agent cfsim_bench
+{
+  vars:
+      "dir" string => "$real";
+      "f" slist => {
+$list
+      };
+  files:
+      "\$(dir)/\$(f).rendered"
+        create => "true",
+        edit_template => "\$(dir)/template.mustache",
+        template_method => "mustache",
+        template_data => parsejson('{"name": "\$(f)", "items": ["alpha", "beta", "gamma"]}');
+      "\$(dir)/\$(f).conf"
+        edit_line => cfsim_bench_edit;
+}
+bundle edit_line cfsim_bench_edit
+{
+  replace_patterns:
+      "^(key000[2-4]) = value\\d+\$"
+        replace_with => value("\$(match.1) = changed");
+  insert_lines:
+      "# managed by cfsim-bench";
+}
+EOF
+
+reset_real
+cf-promises -c -f "$work/bench.cf" || { echo "cf-promises rejects the policy: not running cf-agent" >&2; exit 1; }
+
+# one timed run: appends "wall cpu maxrss_kib" to $1, keeps the report in $2
+measure() {
+  local out=$1 report=$2; shift 2
+  /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$report" 2>&1 || true
+  tail -n1 "$work/time" | awk '{ print $1, $2 + $3, $4 }' >>"$out"
+}
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+chroot_of() { sed -n "s/.*All changes in files will be made in the '\(.*\)' chroot.*/\1/p" "$1"; }
+
+: >"$work/cf"; : >"$work/sim"; : >"$work/chroots"
+for _ in $(seq "$rounds"); do
+  reset_real
+  measure "$work/cf" "$work/cf.out" cf-agent -K --simulate=diff -f "$work/bench.cf"
+  chroot_of "$work/cf.out" >>"$work/chroots"
+  measure "$work/sim" "$work/sim.out" "$bin" agent -K --simulate=diff -f "$work/bench.cf" --host "$work/host.json"
+done
+
+changed() {
+  sed -E 's#/var/lib/cfengine3/state/[0-9]+\.changes#/var/lib/cfengine3/state/PID.changes#g' "$1" |
+    sed -nE "s/^--- original (.*)\$/\1/p; s/^'(.*)' is a regular file\$/\1/p" | sort -u
+}
+changed "$work/cf.out" >"$work/cf.paths"
+changed "$work/sim.out" >"$work/sim.paths"
+
+cw=$(cut -d' ' -f1 "$work/cf" | median); cc=$(cut -d' ' -f2 "$work/cf" | median); cm=$(cut -d' ' -f3 "$work/cf" | median)
+sw=$(cut -d' ' -f1 "$work/sim" | median); sc=$(cut -d' ' -f2 "$work/sim" | median); sm=$(cut -d' ' -f3 "$work/sim" | median)
+echo "files promises: $n files x $lines lines (a template rendered + an edit each), $rounds alternating rounds, medians (load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores)"
+printf '  cf-agent 3.21   wall %8.2f s  cpu %8.2f s  peak RSS %7.1f MiB  changed %d paths\n' "$cw" "$cc" "$(awk -v k="$cm" 'BEGIN { print k / 1024 }')" "$(wc -l <"$work/cf.paths")"
+printf '  cfsim           wall %8.2f s  cpu %8.2f s  peak RSS %7.1f MiB  changed %d paths\n' "$sw" "$sc" "$(awk -v k="$sm" 'BEGIN { print k / 1024 }')" "$(wc -l <"$work/sim.paths")"
+awk -v a="$cw" -v b="$sw" -v c="$cc" -v d="$sc" -v e="$cm" -v f="$sm" 'BEGIN {
+  printf "  cf-agent/cfsim  wall %7.2fx   cpu %7.2fx   peak RSS %.2fx\n", (b > 0 ? a / b : 0), (d > 0 ? c / d : 0), (f > 0 ? e / f : 0) }'
+if cmp -s "$work/cf.paths" "$work/sim.paths"; then
+  echo "  changed paths: the same set"
+else
+  echo "  changed paths DIFFER (< cf-agent only, > cfsim only):"
+  diff "$work/cf.paths" "$work/sim.paths" | grep '^[<>]' | head -20 | sed 's/^/    /'
+  exit 1
+fi
