@@ -13,7 +13,8 @@
 # come from GNU time (/usr/bin/time -f '%e %U %S %M': 10 ms resolution, peak RSS in KiB of the process and
 # its waited-for children). Finally the set of paths each run reported changed (`--- original PATH` and
 # `'PATH' is a regular file` lines of the reports, chroot pid normalised) is compared, so that the
-# comparison is of equal work; the script fails if the sets differ.
+# comparison is of equal work (the script fails if the sets differ), and the whole reports are compared
+# with the chroot pid and the timestamps normalised.
 #
 # Needs root (cf-agent writes its simulate chroot under /var/lib/cfengine3/state/, removed afterwards by
 # the path it prints), cfengine3 3.21 installed, /usr/bin/time and jq.
@@ -132,6 +133,14 @@ printf '  cf-agent 3.21   wall %8.2f s  cpu %8.2f s  peak RSS %7.1f MiB  changed
 printf '  cfsim           wall %8.2f s  cpu %8.2f s  peak RSS %7.1f MiB  changed %d paths\n' "$sw" "$sc" "$(awk -v k="$sm" 'BEGIN { print k / 1024 }')" "$(wc -l <"$work/sim.paths")"
 awk -v a="$cw" -v b="$sw" -v c="$cc" -v d="$sc" -v e="$cm" -v f="$sm" 'BEGIN {
   printf "  cf-agent/cfsim  wall %7.2fx   cpu %7.2fx   peak RSS %.2fx\n", (b > 0 ? a / b : 0), (d > 0 ? c / d : 0), (f > 0 ? e / f : 0) }'
+# the whole reports too, with the chroot pid and the Access/Modify/Change times normalised (cfsim's clock is
+# the profile's)
+norm() { sed -E 's#/var/lib/cfengine3/state/[^/]+\.changes#/var/lib/cfengine3/state/PID.changes#g; s/^(Access|Modify|Change): [0-9].*/\1: TIME/' "$1"; }
+if cmp -s <(norm "$work/cf.out") <(norm "$work/sim.out"); then
+  echo "  reports: identical ($(wc -l <"$work/cf.out") lines; chroot pid and timestamps normalised)"
+else
+  echo "  reports: $(diff <(norm "$work/cf.out") <(norm "$work/sim.out") | grep -c '^[<>]') lines differ (chroot pid and timestamps normalised)"
+fi
 if cmp -s "$work/cf.paths" "$work/sim.paths"; then
   echo "  changed paths: the same set"
 else
