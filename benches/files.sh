@@ -37,13 +37,14 @@ if [ -e "$real" ] && [ ! -e "$real/.cfsim-bench" ]; then echo "$real exists and 
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/files-bench.XXXXXX")
 cleanup() {
+  set +e
   # the chroots cf-agent reported, only those (it usually removes them itself)
   if [ -f "$work/chroots" ]; then
     sort -u "$work/chroots" | while read -r c; do
-      case $c in /var/lib/cfengine3/state/[0-9]*.changes) [ -e "$c" ] && rm -rf -- "$c" ;; esac
+      case $c in /var/lib/cfengine3/state/[0-9]*.changes) if [ -e "$c" ]; then rm -rf -- "$c"; fi ;; esac
     done
   fi
-  [ -e "$real/.cfsim-bench" ] && rm -rf -- "$real"
+  if [ -e "$real/.cfsim-bench" ]; then rm -rf -- "$real"; fi
   rm -rf -- "$work"
 }
 trap cleanup EXIT
@@ -66,7 +67,8 @@ reset_real() { rm -rf -- "$real"; mkdir -p /srv; cp -a "$src" "$real"; }
 
 jq --arg root "$work/root" 'del(.files) | .files_root = $root' policies/hosts/ci-machine.json >"$work/host.json"
 
-list=$(printf '%s\n' "${names[@]}" | paste -sd, | fold -w 96 -s | sed 's/^/        /')
+# 10 names a line (a line break inside a quoted name would become part of the name)
+list=$(printf '%s\n' "${names[@]}" | awk '{ printf "%s%s%s", (NR % 10 == 1 ? "        " : " "), $0, (NR % 10 == 0 ? ",\n" : ",") } END { print "" }' | sed '$s/,$//')
 cat >"$work/bench.cf" <<EOF
 body common control
 {
@@ -128,7 +130,7 @@ changed "$work/sim.out" >"$work/sim.paths"
 
 cw=$(cut -d' ' -f1 "$work/cf" | median); cc=$(cut -d' ' -f2 "$work/cf" | median); cm=$(cut -d' ' -f3 "$work/cf" | median)
 sw=$(cut -d' ' -f1 "$work/sim" | median); sc=$(cut -d' ' -f2 "$work/sim" | median); sm=$(cut -d' ' -f3 "$work/sim" | median)
-echo "files promises: $n files x $lines lines (a template rendered + an edit each), $rounds alternating rounds, medians (load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores)"
+echo "files promises: $n files x $lines lines (a template rendered + an edit each: $((2 * n)) paths to change), $rounds alternating rounds, medians (load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores)"
 printf '  cf-agent 3.21   wall %8.2f s  cpu %8.2f s  peak RSS %7.1f MiB  changed %d paths\n' "$cw" "$cc" "$(awk -v k="$cm" 'BEGIN { print k / 1024 }')" "$(wc -l <"$work/cf.paths")"
 printf '  cfsim           wall %8.2f s  cpu %8.2f s  peak RSS %7.1f MiB  changed %d paths\n' "$sw" "$sc" "$(awk -v k="$sm" 'BEGIN { print k / 1024 }')" "$(wc -l <"$work/sim.paths")"
 awk -v a="$cw" -v b="$sw" -v c="$cc" -v d="$sc" -v e="$cm" -v f="$sm" 'BEGIN {
