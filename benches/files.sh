@@ -163,5 +163,6 @@ fi
 #     reports: identical (32003 lines; chroot pid and timestamps normalised)
 #     changed paths: the same set
 #
-# cfsim's peak memory is about 5.5x cf-agent's: it keeps every changed file (original and new content)
-# in memory, where cf-agent writes each into its chroot and frees it.
+# cfsim's peak memory is about 5.5x cf-agent's, presumably because every change of a run lives in memory
+# (README, "Files on a virtual host"): here about 2000 files of up to 19 KB, where cf-agent writes each
+# into its chroot. Not profiled.
