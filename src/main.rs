@@ -478,10 +478,6 @@ struct AgentArgs {
     /// per evaluation coloured by outcome, details on click, class/variable search; `-` for stdout.
     #[arg(long = "timeline", value_name = "PATH.html")]
     timeline: Option<String>,
-    /// A command the host profile has no result for is not simulated (no outcome, no classes); with
-    /// `succeed` or `fail` it is assumed to exit 0 or 1 (execresult()/returnszero() too)
-    #[arg(long = "assume-commands", value_name = "succeed|fail", value_parser = ["succeed", "fail"])]
-    assume_commands: Option<String>,
     /// Write the final state of every path the run created or changed under DIR/<absolute path>
     /// (content, mode, symlink target); deleted paths are listed in DIR/.cfsim-removed.
     #[arg(long = "write-root", value_name = "DIR")]
@@ -882,7 +878,6 @@ fn main() -> ExitCode {
             cli::agent::run(&cli::agent::Options {
                 simulate,
                 start_files: None,
-                assume_commands: a.assume_commands.as_deref().map(|s| s == "succeed"),
                 file: a.file_arg.unwrap_or(a.file),
                 host: a.host,
                 define: a.define,

@@ -23,8 +23,6 @@ pub struct HostAdapter<'a> {
     pub allow_network: bool,
     /// The run's changes to the host's files, over the host's files as the base.
     pub vfs: Vfs,
-    /// `--assume-commands`: the exit status a command without a profile result is given.
-    pub assume_commands: Option<bool>,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -37,7 +35,6 @@ impl<'a> HostAdapter<'a> {
             allow_exec: false,
             allow_network: false,
             vfs: Vfs::new(host.time.epoch),
-            assume_commands: None,
         }
     }
 
@@ -101,10 +98,7 @@ impl HostEnv for HostAdapter<'_> {
             });
         }
         if !self.allow_exec {
-            return self.assume_commands.map(|ok| CommandOutput {
-                status: if ok { 0 } else { 1 },
-                output: String::new(),
-            });
+            return None;
         }
         self.local
             .as_ref()

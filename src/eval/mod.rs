@@ -99,9 +99,6 @@ pub struct RunOptions {
     /// `--simulate=MODE`: a dry run for reports and commands whose files promises act on the virtual
     /// host, followed by the agent's report.
     pub simulate: Option<crate::host::simreport::Mode>,
-    /// `--assume-commands=succeed|fail`: the result of a command the profile has no result for
-    /// (`None`: such a command is not simulated).
-    pub assume_commands: Option<bool>,
     /// The file system state to start from (a previous run's, for the convergence check).
     pub start_files: Option<crate::host::vfs::Vfs>,
 }
@@ -256,7 +253,6 @@ impl<'h> Engine<'h> {
         let mut adapter = HostAdapter::new(host);
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
-        adapter.assume_commands = opts.assume_commands;
         if let Some(v) = &opts.start_files {
             adapter.vfs = v.carried();
         }

@@ -122,17 +122,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     let mut ran = run(e, &cmd, module, useshell, timeout);
     if ran.simulated_unknown {
-        // no result to go by: not simulated, no outcome, no classes (--assume-commands chooses one)
         e.log(
-            LogLevel::Warning,
+            LogLevel::Info,
             &format!(
-                "cfsim: commands promise '{cmd}' in bundle '{}' is not simulated: the host profile has no result for it (--exec runs it, --assume-commands=succeed|fail assumes one)",
-                def.name
+                "cfsim: would have run '{cmd}' (simulated; the host profile has no result for it)"
             ),
         );
-        e.verbose_promise_end("commands", promiser, Outcome::Kept);
-        e.end_event(Some("not_simulated"), None);
-        return;
     } else {
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
     }
@@ -229,15 +224,11 @@ fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option
         }
     }
     if !e.opts.exec || e.opts.dry_run {
-        // an assumption given with --assume-commands stands for the result
-        return match e.opts.assume_commands {
-            Some(ok) => Ran::done(if ok { 0 } else { 1 }, String::new()),
-            None => Ran {
-                code: 0,
-                output: String::new(),
-                simulated_unknown: true,
-                abnormal: false,
-            },
+        return Ran {
+            code: 0,
+            output: String::new(),
+            simulated_unknown: true,
+            abnormal: false,
         };
     }
     if shell {

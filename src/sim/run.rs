@@ -53,8 +53,6 @@ pub struct Options {
     pub keep_trace: bool,
     /// `--simulate=diff|manifest|manifest-full`.
     pub simulate: Option<crate::host::simreport::Mode>,
-    /// `--assume-commands=succeed|fail`.
-    pub assume_commands: Option<bool>,
     /// Start from this file system state (a previous run's: the convergence check).
     pub start_files: Option<crate::host::vfs::Vfs>,
     /// `--write-root DIR`: write the final state of every changed path under DIR.
@@ -293,7 +291,6 @@ pub fn run_engine<'h>(
         dry_run: o.dry_run || o.simulate.is_some(),
         simulate: o.simulate,
         start_files: o.start_files.clone(),
-        assume_commands: o.assume_commands,
         trace: printed || o.result_json.is_some() || o.timeline.is_some(),
         trace_calls: printed || o.timeline.is_some(),
         limits: o.limits.unwrap_or_default(),
