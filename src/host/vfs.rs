@@ -155,6 +155,9 @@ pub struct Vfs {
     base_cache: RefCell<HashMap<String, Option<Meta>>>,
     /// Paths files promises looked at, in order (the `--simulate` report lists these only).
     evaluated: IndexMap<String, ()>,
+    /// The agent's list of evaluated files (`RecordFileEvaluatedInChroot`), as the paths were
+    /// written, in order (`--simulate=manifest-full` manifests those not shown as changed).
+    kept: Vec<String>,
     /// Seconds since the epoch used for the times of changed objects.
     pub now: i64,
     /// Largest file read (bytes).
@@ -653,6 +656,17 @@ impl Vfs {
     /// Notes that a files promise looked at `path` (lexically normalised).
     pub fn note(&mut self, path: &str) {
         self.evaluated.insert(normalize(path), ());
+    }
+
+    /// Records `path` (as written, not normalised) in the list of evaluated files the agent keeps
+    /// for `--simulate=manifest-full`.
+    pub fn keep(&mut self, path: &str) {
+        self.kept.push(path.to_string());
+    }
+
+    /// The paths recorded with [`Vfs::keep`], in order (repeats included).
+    pub fn kept(&self) -> &[String] {
+        &self.kept
     }
 
     /// The paths noted with [`Vfs::note`], in order.

@@ -101,12 +101,12 @@ pub fn report(e: &Engine<'_>, mode: Mode, info: bool) -> String {
         changed.push((path.to_string(), before, after));
     }
     if mode == Mode::ManifestFull {
-        for path in evaluated {
-            if vfs.changed(base, path) || renamed.contains(&path) {
-                continue;
-            }
-            let now = vfs.node(base, path).map(|n| entry(e, vfs, base, path, &n, false));
-            unmodified.push((path.to_string(), now));
+        // the agent's list of evaluated files, as written (those already shown are skipped by the
+        // renderer, but they make the list non-empty)
+        for path in vfs.kept() {
+            let norm = crate::host::vfs::normalize(path);
+            let now = vfs.node(base, &norm).map(|n| entry(e, vfs, base, &norm, &n, false));
+            unmodified.push((path.clone(), now));
         }
     }
     let r = Report {

@@ -169,6 +169,8 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
         }
     }
     if a.delete.is_some() {
+        // VerifyDelete: the path is in the agent's list of evaluated files
+        e.host.vfs.keep(path);
         delete(e, a, pr, path, base_dir);
         return;
     }
@@ -184,6 +186,10 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
             });
             pr.change(e, &format!("Touched (updated time stamps) for path '{path}'"));
         }
+    }
+    if a.perms.is_some() || a.changes {
+        // VerifyFileAttributes: the path is in the agent's list of evaluated files
+        e.host.vfs.keep(path);
     }
     if a.perms.is_some() {
         perms(e, a, pr, path);

@@ -50,6 +50,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             LogLevel::Warning,
             &format!("No action was requested for file '{promiser}'. Maybe a typo in the policy?"),
         );
+        // the agent went through the whole pipeline, doing nothing: a kept path
+        if promiser.starts_with('/') {
+            e.host.vfs.keep(chop_dot(promiser));
+        }
         pr.kept(e);
         pr.finish(e, promiser);
         return;
@@ -69,12 +73,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             let mut one = Pr::new(def, p, promiser);
             one.warn_only = pr.warn_only;
             one.action_warn = pr.action_warn;
-            verify_path(e, &a, &mut one, path);
+            let exit = verify_path(e, &a, &mut one, path);
+            keep_at_exit(e, &one, path, exit);
             one.end_line(e, promiser);
             pr.res = pr.res.max(one.res);
             continue;
         }
-        chopped &= verify_path(e, &a, &mut pr, path);
+        let exit = verify_path(e, &a, &mut pr, path);
+        keep_at_exit(e, &pr, path, exit);
+        chopped &= exit != Exit::Unchopped;
     }
     if regex {
         pr.finish_quiet(e);
@@ -87,6 +94,33 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         promiser.to_string()
     };
     pr.finish(e, &shown);
+}
+
+/// Where the agent's `VerifyFilePromise` left a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    /// Before step 4: the path keeps its `/.`.
+    Unchopped,
+    /// After step 4 (`P/.` is `P` from then on).
+    Chopped,
+    /// `delete` of a missing path: shown chopped, but the agent's path buffer still has its `/.`.
+    Absent,
+    /// Not selected by `file_select`: the agent skips the end of the promise.
+    Skipped,
+}
+
+/// A path whose promise ended kept (nothing changed, nothing failed) is in the agent's list of
+/// evaluated files (manifest-full), as its path buffer then reads.
+fn keep_at_exit(e: &mut Engine<'_>, pr: &Pr<'_>, path: &str, exit: Exit) {
+    if pr.res > Res::Noop || !path.starts_with('/') {
+        return;
+    }
+    let p = match exit {
+        Exit::Chopped => chop_dot(path),
+        Exit::Unchopped | Exit::Absent => path,
+        Exit::Skipped => return,
+    };
+    e.host.vfs.keep(p);
 }
 
 /// `P/.` → `P` (the agent truncates its path buffer in place).
@@ -221,9 +255,8 @@ pub fn stat(e: &Engine<'_>, path: &str) -> Option<vfs::Meta> {
     e.host.vfs.stat(e.host.base(), path, true)
 }
 
-/// The agent's pipeline for one path (spec §2.2); false when it stopped before step 4 (the path
-/// is then shown with its `/.`).
-fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bool {
+/// The agent's pipeline for one path (spec §2.2); where it stopped.
+fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> Exit {
     if path.starts_with('/') {
         e.host.vfs.note(chop_dot(path));
     }
@@ -233,13 +266,13 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
             &format!("No template data for the promise '{}'", pr.promiser),
         );
         pr.fail(e);
-        return false;
+        return Exit::Unchopped;
     }
     let mut exists = lstat(e, path).is_some();
     if a.create || a.touch {
         if !exists {
             if !leaf::create(e, a, pr, path) {
-                return false;
+                return Exit::Unchopped;
             }
             exists = lstat(e, path).is_some() || pr.warn_only;
         } else {
@@ -248,7 +281,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
     }
     if a.delete.is_some() && !exists {
         pr.kept(e);
-        return true;
+        return Exit::Absent;
     }
     let path = chop_dot(path).to_string();
     // step 6: stat (links followed) again; a dangling link in the way is refused
@@ -258,20 +291,20 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
                 e,
                 &format!("create file '{path}', mode '{:04o}'", leaf::create_mode(a)),
             );
-            return true;
+            return Exit::Chopped;
         }
         e.log(
             LogLevel::Error,
             &format!("Error creating file '{path}', mode '{:04o}'. (open: 'File exists'). Most likely a dangling symlink is in the way. Refusing to create the target file of dangling symlink (security risk).", leaf::create_mode(a)),
         );
         pr.fail(e);
-        return true;
+        return Exit::Chopped;
     }
     // file_select on the path itself (without depth_search)
     if exists && a.select.is_some() && a.depth.is_none() {
         if let Some(m) = lstat(e, &path) {
             if !search::selected(e, a, &path, &m) {
-                return true;
+                return Exit::Skipped;
             }
         }
     }
@@ -300,10 +333,10 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
                 "A file promise with content attribute cannot have edit operations",
             );
             pr.fail(e);
-            return true;
+            return Exit::Chopped;
         }
         leaf::content(e, a, pr, &path, c);
-        return true;
+        return Exit::Chopped;
     }
     let templ = a.edit_template.is_some() || a.edit_template_string.is_some();
     let template_default = matches!(
@@ -322,6 +355,9 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
                 && (a.rename.is_some() || a.perms.is_some() || a.touch || a.delete.is_some())
             {
                 leaf::verify_leaf(e, a, pr, &path);
+            } else if m.kind == Kind::File && a.changes {
+                // VerifyFileAttributes
+                e.host.vfs.keep(&path);
             }
         } else if a.changes {
             e.log(
@@ -331,5 +367,5 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
             pr.fail(e);
         }
     }
-    true
+    Exit::Chopped
 }
