@@ -158,6 +158,9 @@ pub struct Vfs {
     /// The agent's list of evaluated files (`RecordFileEvaluatedInChroot`), as the paths were
     /// written, in order (`--simulate=manifest-full` manifests those not shown as changed).
     kept: Vec<String>,
+    /// The agent's list of changed files (`RecordFileChangedInChroot`), normalised, in first-record
+    /// order (the `--simulate` report shows these).
+    reported: IndexMap<String, ()>,
     /// Seconds since the epoch used for the times of changed objects.
     pub now: i64,
     /// Largest file read (bytes).
@@ -662,6 +665,19 @@ impl Vfs {
     /// for `--simulate=manifest-full`.
     pub fn keep(&mut self, path: &str) {
         self.kept.push(path.to_string());
+    }
+
+    /// Records `path` in the list of changed files the agent keeps for `--simulate` (its state
+    /// before the run is remembered now if the run has not changed it yet).
+    pub fn mark_changed(&mut self, base: &dyn BaseFs, path: &str) {
+        let p = normalize(path);
+        self.remember(base, &p);
+        self.reported.insert(p, ());
+    }
+
+    /// The paths recorded with [`Vfs::mark_changed`], in first-record order.
+    pub fn reported(&self) -> impl Iterator<Item = &str> {
+        self.reported.keys().map(String::as_str)
     }
 
     /// The paths recorded with [`Vfs::keep`], in order (repeats included).

@@ -224,7 +224,9 @@ fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: 
             return;
         }
         let (v, b) = e.host.vfs_mut();
-        let _ = v.remove(b, path, false);
+        if v.remove(b, path, false).is_ok() {
+            v.mark_changed(b, path);
+        }
         pr.change(e, &format!("Deleted directory '{path}'"));
         return;
     }
@@ -233,7 +235,9 @@ fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: 
         return;
     }
     let (v, b) = e.host.vfs_mut();
-    let _ = v.remove(b, path, false);
+    if v.remove(b, path, false).is_ok() {
+        v.mark_changed(b, path);
+    }
     pr.change(e, &format!("Deleted file '{path}'"));
 }
 
@@ -406,14 +410,19 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             let link = if m.kind == Kind::Symlink { "link " } else { "" };
             {
                 let (v, b) = e.host.vfs_mut();
-                let _ = v.set_meta(b, path, false, "chown", |mm| {
-                    if let Some(u) = want_uid {
-                        mm.uid = u;
-                    }
-                    if let Some(g) = want_gid {
-                        mm.gid = g;
-                    }
-                });
+                if v
+                    .set_meta(b, path, false, "chown", |mm| {
+                        if let Some(u) = want_uid {
+                            mm.uid = u;
+                        }
+                        if let Some(g) = want_gid {
+                            mm.gid = g;
+                        }
+                    })
+                    .is_ok()
+                {
+                    v.mark_changed(b, path);
+                }
             }
             if let Some(u) = want_uid {
                 pr.change(e, &format!("Owner of {link}'{path}' was {}, set to {u}", m.uid));
@@ -456,7 +465,10 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
     {
         let (v, b) = e.host.vfs_mut();
-        let _ = v.set_meta(b, path, true, "chmod", |mm| mm.mode = new);
+        if v.set_meta(b, path, true, "chmod", |mm| mm.mode = new).is_ok() {
+            // the promise's path, a symbolic link's own too
+            v.mark_changed(b, path);
+        }
     }
     pr.change(
         e,

@@ -109,10 +109,12 @@ enum Exit {
     Skipped,
 }
 
-/// A path whose promise ended kept (nothing changed, nothing failed) is in the agent's list of
-/// evaluated files (manifest-full), as its path buffer then reads.
+/// The end of the agent's `VerifyFilePromise` for `--simulate`: a path whose promise ended kept
+/// (nothing changed, nothing failed) goes to the list of evaluated files (manifest-full), as its path
+/// buffer then reads; one whose promise ended repaired and that exists goes to the list of changed
+/// files (a failed promise's changes are not listed, a path renamed or deleted away is not either).
 fn keep_at_exit(e: &mut Engine<'_>, pr: &Pr<'_>, path: &str, exit: Exit) {
-    if pr.res > Res::Noop || !path.starts_with('/') {
+    if !path.starts_with('/') {
         return;
     }
     let p = match exit {
@@ -120,7 +122,16 @@ fn keep_at_exit(e: &mut Engine<'_>, pr: &Pr<'_>, path: &str, exit: Exit) {
         Exit::Unchopped | Exit::Absent => path,
         Exit::Skipped => return,
     };
-    e.host.vfs.keep(p);
+    match pr.res {
+        Res::Skipped | Res::Noop => e.host.vfs.keep(p),
+        Res::Change => {
+            if lstat(e, p).is_some() {
+                let (v, b) = e.host.vfs_mut();
+                v.mark_changed(b, p);
+            }
+        }
+        Res::Warn | Res::Fail => {}
+    }
 }
 
 /// `P/.` → `P` (the agent truncates its path buffer in place).
