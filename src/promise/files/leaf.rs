@@ -275,7 +275,10 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
                 return true;
             }
             let (v, b) = e.host.vfs_mut();
-            let _ = v.remove(b, path, false);
+            if v.remove(b, path, false).is_ok() {
+                // --simulate shows the deletion (the agent's report leaves it out)
+                v.mark_changed(b, path);
+            }
             pr.change(e, &format!("Disabled symbolic link '{path}' by deleting it"));
             return false;
         }
@@ -314,6 +317,8 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             }
             let (v, b) = e.host.vfs_mut();
             let _ = v.write_file(b, path, Vec::new(), m.mode);
+            // --simulate shows the truncation (the agent's report leaves rotations out)
+            v.mark_changed(b, path);
             pr.change(e, &format!("Truncated '{path}'"));
             return true;
         }
@@ -332,6 +337,9 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             let content = v.read(b, path).map(|c| c.to_vec()).unwrap_or_default();
             let _ = v.write_file(b, &format!("{path}.1"), content, m.mode);
             let _ = v.write_file(b, path, Vec::new(), m.mode);
+            // --simulate shows the rotation (the agent's report leaves it out)
+            v.mark_changed(b, path);
+            v.mark_changed(b, &format!("{path}.1"));
         }
         pr.change(e, &format!("Rotated file '{path}' in {n} fifo"));
     }

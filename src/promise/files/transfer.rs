@@ -151,6 +151,8 @@ fn copy_file(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, s: &Meta
         let (v, b) = e.host.vfs_mut();
         let _ = v.write_file(b, dst, content, mode);
         let _ = v.set_meta(b, dst, false, "chmod", |m| m.mode = mode);
+        // --simulate lists every copied file (the agent's chroot cannot copy local sources)
+        v.mark_changed(b, dst);
     }
     e.log(LogLevel::Info, &format!("Moved '{dst}.cfnew' to '{dst}'"));
     if existed {
@@ -169,6 +171,7 @@ fn copy_tree(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, dst: &st
         // the agent makes missing directories of a recursive copy even in a dry run
         let (v, b) = e.host.vfs_mut();
         if v.mkdir(b, dst, 0o700).is_ok() {
+            v.mark_changed(b, dst);
             pr.change(e, &format!("Created directory '{dst}'"));
         }
     }
@@ -202,7 +205,9 @@ fn copy_tree(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, dst: &st
                 continue;
             }
             let (v, b) = e.host.vfs_mut();
-            let _ = v.remove(b, &dp, true);
+            if v.remove(b, &dp, true).is_ok() {
+                v.mark_changed(b, &dp);
+            }
             pr.change(e, &format!("Purged '{dp}' copy dest directory"));
         }
     }
