@@ -7,7 +7,7 @@
 //! state each path had before the run.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -161,6 +161,8 @@ pub struct Vfs {
     /// The agent's list of changed files (`RecordFileChangedInChroot`), normalised, in first-record
     /// order (the `--simulate` report shows these).
     reported: IndexMap<String, ()>,
+    /// `--simulate`: the paths the agent has mirrored into its changes chroot so far.
+    mirrored: HashSet<String>,
     /// Seconds since the epoch used for the times of changed objects.
     pub now: i64,
     /// Largest file read (bytes).
@@ -673,6 +675,16 @@ impl Vfs {
         let p = normalize(path);
         self.remember(base, &p);
         self.reported.insert(p, ());
+    }
+
+    /// Notes that the agent's changes chroot now holds `path` (normalised).
+    pub fn mirror(&mut self, path: &str) {
+        self.mirrored.insert(path.to_string());
+    }
+
+    /// Whether the agent's changes chroot holds `path` (normalised): mirrored, or touched by the run.
+    pub fn in_chroot(&self, path: &str) -> bool {
+        self.mirrored.contains(path) || self.originals.contains_key(path)
     }
 
     /// The paths recorded with [`Vfs::mark_changed`], in first-record order.

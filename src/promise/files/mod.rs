@@ -4,6 +4,7 @@
 //! lattice with classes set at every step, and the end-of-promise lines. One file per concern below.
 
 pub mod attrs;
+mod chroot;
 pub mod edit;
 mod leaf;
 mod result;
@@ -51,6 +52,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             &format!("No action was requested for file '{promiser}'. Maybe a typo in the policy?"),
         );
         // the agent went through the whole pipeline, doing nothing: a kept path
+        chroot::prepare(e, promiser);
         if promiser.starts_with('/') {
             e.host.vfs.keep(chop_dot(promiser));
         }
@@ -279,6 +281,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> Ex
         pr.fail(e);
         return Exit::Unchopped;
     }
+    chroot::prepare(e, path);
     let mut exists = lstat(e, path).is_some();
     if a.create || a.touch {
         if !exists {
