@@ -687,6 +687,11 @@ impl Vfs {
         self.mirrored.contains(path) || self.originals.contains_key(path)
     }
 
+    /// Whether the run changed `path` (normalised) itself (as opposed to the agent mirroring it).
+    pub fn in_chroot_changed(&self, path: &str) -> bool {
+        self.originals.contains_key(path)
+    }
+
     /// The paths recorded with [`Vfs::mark_changed`], in first-record order.
     pub fn reported(&self) -> impl Iterator<Item = &str> {
         self.reported.keys().map(String::as_str)

@@ -125,6 +125,27 @@ fn first_existing_parent(base: &dyn BaseFs, path: &str) -> String {
     String::new()
 }
 
+/// `path` as the agent names it where it prints the file it opened: in a simulate run, its copy in
+/// the changes chroot.
+pub fn opened(e: &Engine<'_>, path: &str) -> String {
+    if e.opts.simulate.is_some() && path.starts_with('/') {
+        format!("{}{path}", crate::sim::run::SIM_CHROOT)
+    } else {
+        path.to_string()
+    }
+}
+
+/// The target of the symbolic link `path` as the agent reads it: in a simulate run, the chroot's
+/// copy of a link mirrored from the host points into the chroot when its target is absolute.
+pub fn link_target(e: &Engine<'_>, path: &str, target: &str) -> String {
+    let mirrored = !e.host.vfs.in_chroot_changed(&vfs::normalize(path));
+    if e.opts.simulate.is_some() && target.starts_with('/') && mirrored {
+        format!("{}{target}", crate::sim::run::SIM_CHROOT)
+    } else {
+        target.to_string()
+    }
+}
+
 /// `PrepareChangesChroot(path)` before a files promise looks at `path` (simulate runs only).
 pub fn prepare(e: &mut Engine<'_>, path: &str) {
     if e.opts.simulate.is_none() {

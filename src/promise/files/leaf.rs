@@ -484,7 +484,8 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     );
     if m.kind == Kind::File && m.uid == 0 {
         // printed as a notice, but only at -I and above (recorded: perms-setid)
-        if e.out.shows(LogLevel::Info) {
+        // (not in a simulate run: recorded, perms-setid)
+        if e.out.shows(LogLevel::Info) && e.opts.simulate.is_none() {
             if new & 0o4000 != 0 && old & 0o4000 == 0 {
                 e.out.raw(format!("  notice: NEW SETUID root PROGRAM '{path}' "));
             }

@@ -259,12 +259,10 @@ pub fn link(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
                 pr.kept(e);
                 return;
             }
+            let now = super::chroot::link_target(e, path, &now.unwrap_or_default());
             e.log(
                 LogLevel::Error,
-                &format!(
-                    "Link '{path}' points to '{}' not '{target}', but not moving obstructions",
-                    now.unwrap_or_default()
-                ),
+                &format!("Link '{path}' points to '{now}' not '{target}', but not moving obstructions"),
             );
             pr.fail(e);
             return;
