@@ -620,6 +620,14 @@ impl Vfs {
         Ok(())
     }
 
+    /// [`Vfs::rename`], not listed among the renames made by the run (a file moved out of the way).
+    pub fn rename_unlisted(&mut self, base: &dyn BaseFs, from: &str, to: &str) -> Result<(), FsError> {
+        let n = self.renames.len();
+        let r = self.rename(base, from, to);
+        self.renames.truncate(n);
+        r
+    }
+
     fn collect_subtree(
         &self,
         base: &dyn BaseFs,

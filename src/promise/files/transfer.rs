@@ -285,12 +285,12 @@ pub fn link(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
                 return;
             }
             if !pr.warn_only {
+                let saved = format!("{path}.cfsaved");
+                let shown = super::chroot::opened(e, &saved);
                 let (v, b) = e.host.vfs_mut();
-                let _ = v.rename(b, path, &format!("{path}.cfsaved"));
-                pr.change(
-                    e,
-                    &format!("Moved obstructing object '{path}' to '{path}.cfsaved'"),
-                );
+                // a side file, not a rename the --simulate report lists (as the agent's)
+                let _ = v.rename_unlisted(b, path, &saved);
+                pr.change(e, &format!("Moved obstructing object '{path}' to '{shown}'"));
             }
         }
         None => {}
