@@ -153,7 +153,8 @@ pub struct Vfs {
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
     base_cache: RefCell<HashMap<String, Option<Meta>>>,
-    /// Paths files promises looked at, in order (the `--simulate` report lists these only).
+    /// Paths files promises looked at, in order (the `--simulate` report goes by the agent's own
+    /// lists instead: [`Vfs::keep`], [`Vfs::mark_changed`]).
     evaluated: IndexMap<String, ()>,
     /// The agent's list of evaluated files (`RecordFileEvaluatedInChroot`), as the paths were
     /// written, in order (`--simulate=manifest-full` manifests those not shown as changed).
