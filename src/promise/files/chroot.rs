@@ -12,6 +12,9 @@ use crate::host::vfs::{self, BaseFs, Kind, Meta};
 /// Most nested mirrorings (links to links to …).
 const MAX_DEPTH: usize = 64;
 
+/// Most paths one promise path mirrors (a directory is mirrored with everything in it).
+const MAX_MIRRORED: usize = 100_000;
+
 /// Most symbolic links followed when resolving one path (the kernel's limit).
 const MAX_HOPS: usize = 40;
 
@@ -151,13 +154,15 @@ pub fn prepare(e: &mut Engine<'_>, path: &str) {
     if e.opts.simulate.is_none() {
         return;
     }
-    prepare_at(e, path, 0);
+    let mut budget = MAX_MIRRORED;
+    prepare_at(e, path, 0, &mut budget);
 }
 
-fn prepare_at(e: &mut Engine<'_>, path: &str, depth: usize) {
-    if depth > MAX_DEPTH {
+fn prepare_at(e: &mut Engine<'_>, path: &str, depth: usize, budget: &mut usize) {
+    if depth > MAX_DEPTH || *budget == 0 {
         return;
     }
+    *budget -= 1;
     if !path.starts_with('/') {
         // the chroot path of a relative name never exists; its parents cannot be made
         let first = first_existing_parent(e.host.base(), path);
@@ -217,10 +222,10 @@ fn prepare_at(e: &mut Engine<'_>, path: &str, depth: usize) {
         } else {
             format!("{}/{t}", vfs::parent(&norm).trim_end_matches('/'))
         };
-        prepare_at(e, &expanded, depth + 1);
+        prepare_at(e, &expanded, depth + 1, budget);
     }
     for n in &children {
-        prepare_at(e, &format!("{}/{n}", norm.trim_end_matches('/')), depth + 1);
+        prepare_at(e, &format!("{}/{n}", norm.trim_end_matches('/')), depth + 1, budget);
     }
     // CopyFilePermissionsDisk(path, chrooted): stat on the host, chmod through the chroot's link
     if let Some(err) = perms_err {
