@@ -6,7 +6,7 @@
 //! The base is never written; [`Vfs::journal`] lists what changed, in first-change order, with the
 //! state each path had before the run.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::Arc;
 
@@ -186,8 +186,17 @@ pub struct Vfs {
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
     base_cache: BaseCache,
-    /// Paths files promises looked at, in order (the `--simulate` report lists these only).
+    /// Paths files promises looked at, in order (the `--simulate` report goes by the agent's own
+    /// lists instead: [`Vfs::keep`], [`Vfs::mark_changed`]).
     evaluated: IndexMap<String, ()>,
+    /// The agent's list of evaluated files (`RecordFileEvaluatedInChroot`), as the paths were
+    /// written, in order (`--simulate=manifest-full` manifests those not shown as changed).
+    kept: Vec<String>,
+    /// The agent's list of changed files (`RecordFileChangedInChroot`), normalised, in first-record
+    /// order (the `--simulate` report shows these).
+    reported: IndexMap<String, ()>,
+    /// `--simulate`: the paths the agent has mirrored into its changes chroot so far.
+    mirrored: HashSet<String>,
     /// Seconds since the epoch used for the times of changed objects.
     pub now: i64,
     /// Largest file read (bytes).
@@ -643,6 +652,14 @@ impl Vfs {
         Ok(())
     }
 
+    /// [`Vfs::rename`], not listed among the renames made by the run (a file moved out of the way).
+    pub fn rename_unlisted(&mut self, base: &dyn BaseFs, from: &str, to: &str) -> Result<(), FsError> {
+        let n = self.renames.len();
+        let r = self.rename(base, from, to);
+        self.renames.truncate(n);
+        r
+    }
+
     fn collect_subtree(
         &self,
         base: &dyn BaseFs,
@@ -690,6 +707,9 @@ impl Vfs {
             changes: Vec::new(),
             renames: Vec::new(),
             evaluated: IndexMap::new(),
+            kept: Vec::new(),
+            reported: IndexMap::new(),
+            mirrored: HashSet::new(),
             base_cache: self.base_cache.clone(),
             now: self.now,
             max_read: self.max_read,
@@ -699,6 +719,45 @@ impl Vfs {
     /// Notes that a files promise looked at `path` (lexically normalised).
     pub fn note(&mut self, path: &str) {
         self.evaluated.insert(normalize(path), ());
+    }
+
+    /// Records `path` (as written, not normalised) in the list of evaluated files the agent keeps
+    /// for `--simulate=manifest-full`.
+    pub fn keep(&mut self, path: &str) {
+        self.kept.push(path.to_string());
+    }
+
+    /// Records `path` in the list of changed files the agent keeps for `--simulate` (its state
+    /// before the run is remembered now if the run has not changed it yet).
+    pub fn mark_changed(&mut self, base: &dyn BaseFs, path: &str) {
+        let p = normalize(path);
+        self.remember(base, &p);
+        self.reported.insert(p, ());
+    }
+
+    /// Notes that the agent's changes chroot now holds `path` (normalised).
+    pub fn mirror(&mut self, path: &str) {
+        self.mirrored.insert(path.to_string());
+    }
+
+    /// Whether the agent's changes chroot holds `path` (normalised): mirrored, or touched by the run.
+    pub fn in_chroot(&self, path: &str) -> bool {
+        self.mirrored.contains(path) || self.originals.contains_key(path)
+    }
+
+    /// Whether the run changed `path` (normalised) itself (as opposed to the agent mirroring it).
+    pub fn in_chroot_changed(&self, path: &str) -> bool {
+        self.originals.contains_key(path)
+    }
+
+    /// The paths recorded with [`Vfs::mark_changed`], in first-record order.
+    pub fn reported(&self) -> impl Iterator<Item = &str> {
+        self.reported.keys().map(String::as_str)
+    }
+
+    /// The paths recorded with [`Vfs::keep`], in order (repeats included).
+    pub fn kept(&self) -> &[String] {
+        &self.kept
     }
 
     /// The paths noted with [`Vfs::note`], in order.

@@ -83,30 +83,21 @@ fn entry(e: &Engine<'_>, vfs: &Vfs, base: &dyn BaseFs, path: &str, node: &Node, 
 pub fn report(e: &Engine<'_>, mode: Mode, info: bool) -> String {
     let vfs = &e.host.vfs;
     let base = e.host.base();
-    let renamed: Vec<&str> = vfs
-        .renames()
-        .iter()
-        .flat_map(|(n, o)| [n.as_str(), o.as_str()])
-        .collect();
     let mut changed = Vec::new();
     let mut unmodified = Vec::new();
-    // changed paths in first-change order, among those promises looked at
-    let evaluated: Vec<&str> = vfs.evaluated().collect();
-    for (path, _) in vfs.originals() {
-        if !evaluated.contains(&path) || renamed.contains(&path) || !vfs.changed(base, path) {
-            continue;
-        }
+    // the agent's list of changed files, in the order the run recorded them
+    for path in vfs.reported() {
         let before = vfs.original(base, path).map(|n| entry(e, vfs, base, path, &n, true));
         let after = vfs.node(base, path).map(|n| entry(e, vfs, base, path, &n, false));
         changed.push((path.to_string(), before, after));
     }
     if mode == Mode::ManifestFull {
-        for path in evaluated {
-            if vfs.changed(base, path) || renamed.contains(&path) {
-                continue;
-            }
-            let now = vfs.node(base, path).map(|n| entry(e, vfs, base, path, &n, false));
-            unmodified.push((path.to_string(), now));
+        // the agent's list of evaluated files, as written (those already shown are skipped by the
+        // renderer, but they make the list non-empty)
+        for path in vfs.kept() {
+            let norm = crate::host::vfs::normalize(path);
+            let now = vfs.node(base, &norm).map(|n| entry(e, vfs, base, &norm, &n, false));
+            unmodified.push((path.clone(), now));
         }
     }
     let r = Report {

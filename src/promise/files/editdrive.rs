@@ -141,10 +141,11 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         return;
     };
     if m.size > a.edit_defaults.max_file_size {
+        let opened = super::chroot::opened(e, path);
         e.log(
             LogLevel::Info,
             &format!(
-                "File '{path}' is bigger than the edit limit. max_file_size = {} > {} bytes",
+                "File '{opened}' is bigger than the edit limit. max_file_size = {} > {} bytes",
                 m.size, a.edit_defaults.max_file_size
             ),
         );

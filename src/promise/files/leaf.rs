@@ -192,6 +192,8 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
         }
     }
     if a.delete.is_some() {
+        // VerifyDelete: the path is in the agent's list of evaluated files
+        e.host.vfs.keep(path);
         delete(e, a, pr, path, base_dir);
         return;
     }
@@ -207,6 +209,10 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
             });
             pr.change(e, &format!("Touched (updated time stamps) for path '{path}'"));
         }
+    }
+    if a.perms.is_some() || a.changes {
+        // VerifyFileAttributes: the path is in the agent's list of evaluated files
+        e.host.vfs.keep(path);
     }
     if a.perms.is_some() {
         perms(e, a, pr, path);
@@ -246,7 +252,9 @@ fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: 
             return;
         }
         let (v, b) = e.host.vfs_mut();
-        let _ = v.remove(b, path, false);
+        if v.remove(b, path, false).is_ok() {
+            v.mark_changed(b, path);
+        }
         pr.change(e, &format!("Deleted directory '{path}'"));
         return;
     }
@@ -255,7 +263,9 @@ fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: 
         return;
     }
     let (v, b) = e.host.vfs_mut();
-    let _ = v.remove(b, path, false);
+    if v.remove(b, path, false).is_ok() {
+        v.mark_changed(b, path);
+    }
     pr.change(e, &format!("Deleted file '{path}'"));
 }
 
@@ -297,7 +307,10 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
                 return true;
             }
             let (v, b) = e.host.vfs_mut();
-            let _ = v.remove(b, path, false);
+            if v.remove(b, path, false).is_ok() {
+                // --simulate shows the deletion (the agent's report leaves it out)
+                v.mark_changed(b, path);
+            }
             pr.change(e, &format!("Disabled symbolic link '{path}' by deleting it"));
             return false;
         }
@@ -336,6 +349,8 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             }
             let (v, b) = e.host.vfs_mut();
             let _ = v.write_file(b, path, Vec::new(), m.mode);
+            // --simulate shows the truncation (the agent's report leaves rotations out)
+            v.mark_changed(b, path);
             pr.change(e, &format!("Truncated '{path}'"));
             return true;
         }
@@ -369,6 +384,9 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
                 mm.gid = m.gid;
             });
             let _ = v.write_file(b, path, Vec::new(), m.mode);
+            // --simulate shows the rotation (the agent's report leaves it out)
+            v.mark_changed(b, path);
+            v.mark_changed(b, &format!("{path}.1"));
         }
         pr.change(e, &format!("Rotated file '{path}' in {n} fifo"));
     }
@@ -450,14 +468,19 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             let link = if m.kind == Kind::Symlink { "link " } else { "" };
             {
                 let (v, b) = e.host.vfs_mut();
-                let _ = v.set_meta(b, path, false, "chown", |mm| {
-                    if let Some(u) = want_uid {
-                        mm.uid = u;
-                    }
-                    if let Some(g) = want_gid {
-                        mm.gid = g;
-                    }
-                });
+                if v
+                    .set_meta(b, path, false, "chown", |mm| {
+                        if let Some(u) = want_uid {
+                            mm.uid = u;
+                        }
+                        if let Some(g) = want_gid {
+                            mm.gid = g;
+                        }
+                    })
+                    .is_ok()
+                {
+                    v.mark_changed(b, path);
+                }
             }
             if let Some(u) = want_uid {
                 pr.change(e, &format!("Owner of {link}'{path}' was {}, set to {u}", m.uid));
@@ -502,7 +525,10 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
     {
         let (v, b) = e.host.vfs_mut();
-        let _ = v.set_meta(b, path, true, "chmod", |mm| mm.mode = new);
+        if v.set_meta(b, path, true, "chmod", |mm| mm.mode = new).is_ok() {
+            // the promise's path, a symbolic link's own too
+            v.mark_changed(b, path);
+        }
     }
     pr.change(
         e,

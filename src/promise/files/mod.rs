@@ -4,6 +4,7 @@
 //! lattice with classes set at every step, and the end-of-promise lines. One file per concern below.
 
 pub mod attrs;
+mod chroot;
 pub mod edit;
 mod leaf;
 mod result;
@@ -50,6 +51,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             LogLevel::Warning,
             &format!("No action was requested for file '{promiser}'. Maybe a typo in the policy?"),
         );
+        // the agent went through the whole pipeline, doing nothing: a kept path
+        chroot::prepare(e, promiser);
+        if promiser.starts_with('/') {
+            e.host.vfs.keep(chop_dot(promiser));
+        }
         pr.kept(e);
         pr.finish(e, promiser);
         return;
@@ -69,12 +75,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             let mut one = Pr::new(def, p, promiser);
             one.warn_only = pr.warn_only;
             one.action_warn = pr.action_warn;
-            verify_path(e, &a, &mut one, path);
+            let exit = verify_path(e, &a, &mut one, path);
+            keep_at_exit(e, &one, path, exit);
             one.end_line(e, promiser);
             pr.res = pr.res.max(one.res);
             continue;
         }
-        chopped &= verify_path(e, &a, &mut pr, path);
+        let exit = verify_path(e, &a, &mut pr, path);
+        keep_at_exit(e, &pr, path, exit);
+        chopped &= exit != Exit::Unchopped;
     }
     if regex {
         pr.finish_quiet(e);
@@ -87,6 +96,44 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         promiser.to_string()
     };
     pr.finish(e, &shown);
+}
+
+/// Where the agent's `VerifyFilePromise` left a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    /// Before step 4: the path keeps its `/.`.
+    Unchopped,
+    /// After step 4 (`P/.` is `P` from then on).
+    Chopped,
+    /// `delete` of a missing path: shown chopped, but the agent's path buffer still has its `/.`.
+    Absent,
+    /// Not selected by `file_select`: the agent skips the end of the promise.
+    Skipped,
+}
+
+/// The end of the agent's `VerifyFilePromise` for `--simulate`: a path whose promise ended kept
+/// (nothing changed, nothing failed) goes to the list of evaluated files (manifest-full), as its path
+/// buffer then reads; one whose promise ended repaired and that exists goes to the list of changed
+/// files (a failed promise's changes are not listed, a path renamed or deleted away is not either).
+fn keep_at_exit(e: &mut Engine<'_>, pr: &Pr<'_>, path: &str, exit: Exit) {
+    if !path.starts_with('/') {
+        return;
+    }
+    let p = match exit {
+        Exit::Chopped => chop_dot(path),
+        Exit::Unchopped | Exit::Absent => path,
+        Exit::Skipped => return,
+    };
+    match pr.res {
+        Res::Skipped | Res::Noop => e.host.vfs.keep(p),
+        Res::Change => {
+            if lstat(e, p).is_some() {
+                let (v, b) = e.host.vfs_mut();
+                v.mark_changed(b, p);
+            }
+        }
+        Res::Warn | Res::Fail => {}
+    }
 }
 
 /// `P/.` → `P` (the agent truncates its path buffer in place).
@@ -229,9 +276,8 @@ pub fn stat(e: &Engine<'_>, path: &str) -> Option<vfs::Meta> {
     e.host.vfs.stat(e.host.base(), path, true)
 }
 
-/// The agent's pipeline for one path (spec §2.2); false when it stopped before step 4 (the path
-/// is then shown with its `/.`).
-fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bool {
+/// The agent's pipeline for one path (spec §2.2); where it stopped.
+fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> Exit {
     if path.starts_with('/') {
         e.host.vfs.note(chop_dot(path));
     }
@@ -241,8 +287,9 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
             &format!("No template data for the promise '{}'", pr.promiser),
         );
         pr.fail(e);
-        return false;
+        return Exit::Unchopped;
     }
+    chroot::prepare(e, path);
     // `P/.` exists when P is a directory
     let mut exists = if path.ends_with("/.") {
         stat(e, path).is_some_and(|m| m.kind == Kind::Dir)
@@ -252,7 +299,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
     if a.create || a.touch {
         if !exists {
             if !leaf::create(e, a, pr, path) {
-                return false;
+                return Exit::Unchopped;
             }
             exists = lstat(e, path).is_some() || pr.warn_only;
         } else {
@@ -261,7 +308,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
     }
     if a.delete.is_some() && !exists {
         pr.kept(e);
-        return true;
+        return Exit::Absent;
     }
     let path = chop_dot(path).to_string();
     // step 6: stat (links followed) again; a dangling link in the way is refused
@@ -271,20 +318,20 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
                 e,
                 &format!("create file '{path}', mode '{:04o}'", leaf::create_mode(a)),
             );
-            return true;
+            return Exit::Chopped;
         }
         e.log(
             LogLevel::Error,
             &format!("Error creating file '{path}', mode '{:04o}'. (open: 'File exists'). Most likely a dangling symlink is in the way. Refusing to create the target file of dangling symlink (security risk).", leaf::create_mode(a)),
         );
         pr.fail(e);
-        return true;
+        return Exit::Chopped;
     }
     // file_select on the path itself (without depth_search)
     if exists && a.select.is_some() && a.depth.is_none() {
         if let Some(m) = lstat(e, &path) {
             if !search::selected(e, a, &path, &m) {
-                return true;
+                return Exit::Skipped;
             }
         }
     }
@@ -313,10 +360,10 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
                 "A file promise with content attribute cannot have edit operations",
             );
             pr.fail(e);
-            return true;
+            return Exit::Chopped;
         }
         leaf::content(e, a, pr, &path, c);
-        return true;
+        return Exit::Chopped;
     }
     if a.edit_xml {
         // said once per promise and run; the rest of the promise is simulated
@@ -328,7 +375,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
             ),
         );
         if a.edit_line.is_none() && a.edit_template.is_none() && a.edit_template_string.is_none() {
-            return true;
+            return Exit::Chopped;
         }
     }
     let templ = a.edit_template.is_some() || a.edit_template_string.is_some();
@@ -348,6 +395,9 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
                 && (a.rename.is_some() || a.perms.is_some() || a.touch || a.delete.is_some())
             {
                 leaf::verify_leaf_final(e, a, pr, &path);
+            } else if m.kind == Kind::File && a.changes {
+                // VerifyFileAttributes
+                e.host.vfs.keep(&path);
             }
         } else if a.changes {
             e.log(
@@ -357,5 +407,5 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> bo
             pr.fail(e);
         }
     }
-    true
+    Exit::Chopped
 }

@@ -319,9 +319,14 @@ fn copy_regular(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, s: &M
             }
         }
     }
+    // --simulate lists every copied file (the agent's chroot cannot copy local sources)
     let res = {
         let (v, b) = e.host.vfs_mut();
-        v.write_file(b, dst, content, mode)
+        let r = v.write_file(b, dst, content, mode);
+        if r.is_ok() {
+            v.mark_changed(b, dst);
+        }
+        r
     };
     if res.is_err() {
         e.log(
@@ -381,7 +386,11 @@ fn copy_tree(
             // made even in a dry run (the agent's mkdir does not ask MakingChanges)
             let res = {
                 let (v, b) = e.host.vfs_mut();
-                v.mkdir(b, &dp, 0o700)
+                let r = v.mkdir(b, &dp, 0o700);
+                if r.is_ok() {
+                    v.mark_changed(b, &dp);
+                }
+                r
             };
             if res.is_err() {
                 e.log(
@@ -419,7 +428,11 @@ fn purge(e: &mut Engine<'_>, pr: &mut Pr<'_>, dst: &str, keep: &[String]) {
         let is_dir = lstat(e, &dp).is_some_and(|m| m.kind == Kind::Dir);
         let res = {
             let (v, b) = e.host.vfs_mut();
-            v.remove(b, &dp, true)
+            let r = v.remove(b, &dp, true);
+            if r.is_ok() {
+                v.mark_changed(b, &dp);
+            }
+            r
         };
         match (res, is_dir) {
             (Ok(()), true) => pr.change(e, &format!("Purged directory '{dp}' in copy dest directory")),
@@ -563,7 +576,7 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
                     LogLevel::Error,
                     &format!(
                         "Link '{path}' points to '{}' not '{target}', but not moving obstructions",
-                        now.unwrap_or_default()
+                        super::chroot::link_target(e, path, &now.clone().unwrap_or_default())
                     ),
                 );
                 pr.fail(e);
@@ -597,12 +610,12 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
                 return;
             }
             if !pr.warn_only {
+                let saved = format!("{path}.cfsaved");
+                let shown = super::chroot::opened(e, &saved);
                 let (v, b) = e.host.vfs_mut();
-                let _ = v.rename(b, path, &format!("{path}.cfsaved"));
-                pr.change(
-                    e,
-                    &format!("Moved obstructing object '{path}' to '{path}.cfsaved'"),
-                );
+                // a side file, not a rename the --simulate report lists (as the agent's)
+                let _ = v.rename_unlisted(b, path, &saved);
+                pr.change(e, &format!("Moved obstructing object '{path}' to '{shown}'"));
             }
         }
         None => {}
