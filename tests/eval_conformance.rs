@@ -194,7 +194,7 @@ fn eval_corpus_conformance() {
         "a not-simulated policy differs beyond its declared skipped effects"
     );
     assert!(
-        by_design.len() >= 1,
+        !by_design.is_empty(),
         "not-simulated policies: {by_design:?}"
     );
     if total > 0 {

@@ -22,9 +22,9 @@ const FLOORS: &[(&str, usize)] = &[
     ("tree2", 204),
     ("n", 201),
     ("default", 201),
-    ("diff", 140),
-    ("manifest", 141),
-    ("manifest-full", 110),
+    ("diff", 166),
+    ("manifest", 167),
+    ("manifest-full", 167),
 ];
 
 fn root() -> PathBuf {
