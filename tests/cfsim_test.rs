@@ -479,8 +479,9 @@ fn file_expectations_and_convergence() {
     assert_eq!(conv.status.code(), Some(1), "{}", out(&conv));
     let text = out(&conv);
     assert!(
-        text.contains("not convergent: a second run on the state the first left repaired 1 promise(s)")
-            && text.contains("default:main files tests/specs_files/touch.cf:6 '/etc/stamp'"),
+        text.contains(
+            "not convergent: a second run on the state the first left repaired 1 promise(s)"
+        ) && text.contains("default:main files tests/specs_files/touch.cf:6 '/etc/stamp'"),
         "{text}"
     );
     // a wrong expectation names the file, the part and both values
@@ -500,6 +501,12 @@ fn file_expectations_and_convergence() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(bad.status.code(), Some(1), "{}", out(&bad));
     let text = out(&bad);
-    assert!(text.contains("file '/etc/motd': mode") && text.contains("0600") && text.contains("0644"), "{text}");
-    assert!(text.contains("file '/etc/app/app.conf': contents"), "{text}");
+    assert!(
+        text.contains("file '/etc/motd': mode") && text.contains("0600") && text.contains("0644"),
+        "{text}"
+    );
+    assert!(
+        text.contains("file '/etc/app/app.conf': contents"),
+        "{text}"
+    );
 }

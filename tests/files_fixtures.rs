@@ -35,7 +35,12 @@ fn root() -> PathBuf {
 /// the prefixes (the floors are then not checked).
 fn cases() -> Vec<PathBuf> {
     let only: Vec<String> = std::env::var("CFSIM_FILES_ONLY")
-        .map(|v| v.split(',').filter(|p| !p.is_empty()).map(String::from).collect())
+        .map(|v| {
+            v.split(',')
+                .filter(|p| !p.is_empty())
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default();
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies/files"))
         .map(|rd| {
@@ -59,7 +64,10 @@ fn cases() -> Vec<PathBuf> {
 /// size of a symbolic link in a manifest stat block.
 fn normalise(s: &str) -> String {
     let rules = [
-        (r"/var/lib/cfengine3/state/[0-9]+\.changes", "/var/lib/cfengine3/state/<PID>.changes"),
+        (
+            r"/var/lib/cfengine3/state/[0-9]+\.changes",
+            "/var/lib/cfengine3/state/<PID>.changes",
+        ),
         (
             r"(?m)^(Access|Modify|Change): [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$",
             "$1: <TIME>",
@@ -133,8 +141,8 @@ fn is_root() -> bool {
 
 /// A profile (the CI machine's: Debian's users and groups, as where the corpus was recorded) whose `files_root` is `root`.
 fn profile(root_dir: &Path, at: &Path) {
-    let base = std::fs::read_to_string(root().join("policies/hosts/ci-machine.json"))
-        .unwrap_or_default();
+    let base =
+        std::fs::read_to_string(root().join("policies/hosts/ci-machine.json")).unwrap_or_default();
     let mut v: serde_json::Value = serde_json::from_str(&base).unwrap_or_default();
     if let Some(m) = v.as_object_mut() {
         m.remove("files");
@@ -147,7 +155,13 @@ fn profile(root_dir: &Path, at: &Path) {
 }
 
 /// Runs cfsim on the case with `flags` against the scratch root; returns (stdout, tree after).
-fn run(case: &Path, name: &str, scratch: &Path, flags: &[&str], root_user: bool) -> (String, PathBuf) {
+fn run(
+    case: &Path,
+    name: &str,
+    scratch: &Path,
+    flags: &[&str],
+    root_user: bool,
+) -> (String, PathBuf) {
     let sibling = |ext: &str| PathBuf::from(format!("{}-{ext}", scratch.display()));
     let prof = sibling("profile.json");
     profile(scratch, &prof);
@@ -172,7 +186,11 @@ fn run(case: &Path, name: &str, scratch: &Path, flags: &[&str], root_user: bool)
     // the state after: a copy of the scratch tree with the written changes and removals applied
     let after = sibling("after");
     let _ = std::fs::remove_dir_all(&after);
-    let _ = Command::new("cp").arg("-a").arg(scratch).arg(&after).status();
+    let _ = Command::new("cp")
+        .arg("-a")
+        .arg(scratch)
+        .arg(&after)
+        .status();
     // removed paths first (a path whose type changed is listed too), then the written state;
     // --remove-destination: a path that was a symbolic link and is now a file is replaced, not
     // written through

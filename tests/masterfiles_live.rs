@@ -191,7 +191,9 @@ fn manifest_paths(out: &str) -> Vec<String> {
     out.lines()
         .filter(|l| {
             l.starts_with('\'')
-                && (l.contains("' is a") || l.ends_with("' no longer exists") || l.contains("' changed type"))
+                && (l.contains("' is a")
+                    || l.ends_with("' no longer exists")
+                    || l.contains("' changed type"))
                 || l.contains("No changed files to manifest")
         })
         .map(str::to_string)
@@ -220,15 +222,30 @@ fn masterfiles_simulate_manifest_names_the_paths_cf_agent_names() {
     .unwrap();
     let real = String::from_utf8_lossy(&real.stdout).into_owned();
     let ours = Command::new(env!("CARGO_BIN_EXE_cfsim"))
-        .args(["agent", "-K", "-I", "-f", MASTERFILES, "--simulate=manifest", "--host", "local"])
+        .args([
+            "agent",
+            "-K",
+            "-I",
+            "-f",
+            MASTERFILES,
+            "--simulate=manifest",
+            "--host",
+            "local",
+        ])
         .output()
         .unwrap();
     let ours = String::from_utf8_lossy(&ours.stdout).into_owned();
     let (want, got) = (manifest_paths(&real), manifest_paths(&ours));
-    eprintln!("masterfiles --simulate=manifest: {} report lines from cf-agent", want.len());
+    eprintln!(
+        "masterfiles --simulate=manifest: {} report lines from cf-agent",
+        want.len()
+    );
     assert!(
         !want.is_empty() || real.contains("No changed files"),
         "cf-agent printed no report:\n{real}"
     );
-    assert_eq!(got, want, "cfsim's manifest differs\ncf-agent:\n{real}\ncfsim:\n{ours}");
+    assert_eq!(
+        got, want,
+        "cfsim's manifest differs\ncf-agent:\n{real}\ncfsim:\n{ours}"
+    );
 }

@@ -21,8 +21,13 @@ pub fn run(o: &Options) -> u8 {
         .as_ref()
         .map(|_| format!("{}\n", crate::host::writeroot::changes_json(&r.files)));
     if let Some(dir) = &o.write_root {
-        if let Err(e) = crate::host::writeroot::write_root(std::path::Path::new(dir), &r.files, &r.file_parents) {
-            let _ = writeln!(out, "   error: cfsim: cannot write the changes under '{dir}': {e}");
+        if let Err(e) =
+            crate::host::writeroot::write_root(std::path::Path::new(dir), &r.files, &r.file_parents)
+        {
+            let _ = writeln!(
+                out,
+                "   error: cfsim: cannot write the changes under '{dir}': {e}"
+            );
             let _ = out.flush();
             return 2;
         }

@@ -358,15 +358,22 @@ pub(crate) fn describe(err: TemplateError, data: &Json) -> (bool, String) {
         },
         TemplateError::UnknownClose(close, open) => match first_scalar_section(&open, data) {
             Some(name) => not_container(&name),
-            None => (false, format!("Unknown section close in mustache template '{close}'")),
+            None => (
+                false,
+                format!("Unknown section close in mustache template '{close}'"),
+            ),
         },
-        TemplateError::TooDeep => (true, format!(
-            "cfsim: Mustache sections nested deeper than {MAX_SECTION_DEPTH}"
-        )),
-        TemplateError::TooLarge => (true, format!(
-            "cfsim: Mustache rendering larger than {MAX_RENDER_STEPS} steps or {} bytes",
-            super::MAX_RESULT_BYTES
-        )),
+        TemplateError::TooDeep => (
+            true,
+            format!("cfsim: Mustache sections nested deeper than {MAX_SECTION_DEPTH}"),
+        ),
+        TemplateError::TooLarge => (
+            true,
+            format!(
+                "cfsim: Mustache rendering larger than {MAX_RENDER_STEPS} steps or {} bytes",
+                super::MAX_RESULT_BYTES
+            ),
+        ),
     }
 }
 

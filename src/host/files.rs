@@ -166,7 +166,11 @@ impl super::vfs::BaseFs for Host {
     }
     fn list(&self, path: &str) -> Option<Vec<String>> {
         let mut names = self.list_dir(path);
-        let prefix = if path == "/" { "/".to_string() } else { format!("{path}/") };
+        let prefix = if path == "/" {
+            "/".to_string()
+        } else {
+            format!("{path}/")
+        };
         for d in WORKDIR_LAYOUT {
             if let Some(rest) = d.strip_prefix(&prefix) {
                 if !rest.is_empty() && !rest.contains('/') {

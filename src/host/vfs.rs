@@ -7,8 +7,8 @@
 //! state each path had before the run.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Mutex;
 use std::sync::Arc;
+use std::sync::Mutex;
 
 use indexmap::IndexMap;
 
@@ -402,7 +402,11 @@ impl Vfs {
         } else {
             base.list(&p).unwrap_or_default().into_iter().collect()
         };
-        let prefix = if p == "/" { "/".to_string() } else { format!("{p}/") };
+        let prefix = if p == "/" {
+            "/".to_string()
+        } else {
+            format!("{p}/")
+        };
         for (k, v) in self.overlay.range(prefix.clone()..) {
             let Some(rest) = k.strip_prefix(&prefix) else {
                 break;
@@ -570,7 +574,12 @@ impl Vfs {
 
     /// Removes the object at `path` (a final symlink is removed, not followed); a directory must be
     /// empty unless `recursive`.
-    pub fn remove(&mut self, base: &dyn BaseFs, path: &str, recursive: bool) -> Result<(), FsError> {
+    pub fn remove(
+        &mut self,
+        base: &dyn BaseFs,
+        path: &str,
+        recursive: bool,
+    ) -> Result<(), FsError> {
         let p = self.resolve(base, path, false)?;
         let Some(m) = self.lstat_exact(base, &p) else {
             return Err(FsError::Missing);
@@ -653,7 +662,12 @@ impl Vfs {
     }
 
     /// [`Vfs::rename`], not listed among the renames made by the run (a file moved out of the way).
-    pub fn rename_unlisted(&mut self, base: &dyn BaseFs, from: &str, to: &str) -> Result<(), FsError> {
+    pub fn rename_unlisted(
+        &mut self,
+        base: &dyn BaseFs,
+        from: &str,
+        to: &str,
+    ) -> Result<(), FsError> {
         let n = self.renames.len();
         let r = self.rename(base, from, to);
         self.renames.truncate(n);
@@ -826,7 +840,11 @@ mod tests {
                 .map(|e| e.2.to_string())
         }
         fn list(&self, path: &str) -> Option<Vec<String>> {
-            let prefix = if path == "/" { "/".to_string() } else { format!("{path}/") };
+            let prefix = if path == "/" {
+                "/".to_string()
+            } else {
+                format!("{path}/")
+            };
             Some(
                 self.0
                     .iter()
@@ -856,9 +874,18 @@ mod tests {
     fn reads_follow_links_and_stay_in_the_namespace() {
         let b = base();
         let v = Vfs::new(100);
-        assert_eq!(v.read(&b, "/etc/link").map(|c| c.to_vec()), Ok(b"hello\n".to_vec()));
-        assert_eq!(v.read(&b, "/etc/abs").map(|c| c.to_vec()), Ok(b"hello\n".to_vec()));
-        assert_eq!(v.read(&b, "/etc/up").map(|c| c.to_vec()), Ok(b"hello\n".to_vec()));
+        assert_eq!(
+            v.read(&b, "/etc/link").map(|c| c.to_vec()),
+            Ok(b"hello\n".to_vec())
+        );
+        assert_eq!(
+            v.read(&b, "/etc/abs").map(|c| c.to_vec()),
+            Ok(b"hello\n".to_vec())
+        );
+        assert_eq!(
+            v.read(&b, "/etc/up").map(|c| c.to_vec()),
+            Ok(b"hello\n".to_vec())
+        );
         assert_eq!(v.resolve(&b, "/etc/loop1", true), Err(FsError::Loop));
         assert_eq!(
             v.stat(&b, "/etc/link", false).map(|m| m.kind),
@@ -885,14 +912,23 @@ mod tests {
         assert_eq!(v.mkdir(&b, "/etc/d", 0o700), Ok(()));
         // the base's old entries do not come back under a new directory
         assert_eq!(v.list(&b, "/etc/d"), Some(vec![]));
-        assert_eq!(v.write_file(&b, "/nope/x", vec![], 0o600), Err(FsError::NoParent));
+        assert_eq!(
+            v.write_file(&b, "/nope/x", vec![], 0o600),
+            Err(FsError::NoParent)
+        );
         assert_eq!(
             v.write_file(&b, "/etc/motd/x", vec![], 0o600),
             Err(FsError::NotDir("/etc/motd".into()))
         );
         // writing through a link changes the target
-        assert_eq!(v.write_file(&b, "/etc/link", b"bye\n".to_vec(), 0o600), Ok(()));
-        assert_eq!(v.read(&b, "/etc/motd").map(|c| c.to_vec()), Ok(b"bye\n".to_vec()));
+        assert_eq!(
+            v.write_file(&b, "/etc/link", b"bye\n".to_vec(), 0o600),
+            Ok(())
+        );
+        assert_eq!(
+            v.read(&b, "/etc/motd").map(|c| c.to_vec()),
+            Ok(b"bye\n".to_vec())
+        );
         let changed: Vec<&str> = v.originals().map(|(p, _)| p).collect();
         assert_eq!(changed, vec!["/etc/new", "/etc/d", "/etc/motd"]);
     }
@@ -902,7 +938,10 @@ mod tests {
         let b = base();
         let mut v = Vfs::new(100);
         assert_eq!(v.rename(&b, "/etc/d", "/etc/e"), Ok(()));
-        assert_eq!(v.read(&b, "/etc/e/a").map(|c| c.to_vec()), Ok(b"a".to_vec()));
+        assert_eq!(
+            v.read(&b, "/etc/e/a").map(|c| c.to_vec()),
+            Ok(b"a".to_vec())
+        );
         assert_eq!(v.stat(&b, "/etc/d", false), None);
         assert_eq!(v.renames(), &[("/etc/e".to_string(), "/etc/d".to_string())]);
     }

@@ -93,7 +93,11 @@ fn set_owner(p: &Path, n: &Node) {
 /// Writes the final state of every changed path under `dir` (directories and files first, symbolic
 /// links last) and the removed paths, one per line, to `dir/.cfsim-removed`. Owners are set when
 /// cfsim runs as root (`--changes=json` always has them).
-pub fn write_root(dir: &Path, changes: &[FileChange], parents: &[(String, Node)]) -> io::Result<()> {
+pub fn write_root(
+    dir: &Path,
+    changes: &[FileChange],
+    parents: &[(String, Node)],
+) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (path, n) in parents {
         if n.meta.kind == Kind::Dir {

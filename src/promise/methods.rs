@@ -11,7 +11,10 @@ use crate::value::Value;
 
 /// The values of a call's arguments (`None`: a function call that gave no scalar; the callee logs the
 /// agent's error after its parameter note) and their kinds (`s` scalar, `f` function call).
-pub(crate) fn eval_args(e: &mut Engine<'_>, args: &[Rval]) -> Option<(Vec<Option<Value>>, Vec<char>)> {
+pub(crate) fn eval_args(
+    e: &mut Engine<'_>,
+    args: &[Rval],
+) -> Option<(Vec<Option<Value>>, Vec<char>)> {
     let mut out = Vec::new();
     let mut kinds = Vec::new();
     for a in args {

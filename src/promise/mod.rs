@@ -34,7 +34,9 @@ pub fn evaluate(
         "meta" => meta::evaluate(e, def, p, promiser),
         "defaults" => defaults::evaluate(e, def, p, promiser),
         "files" => files::evaluate(e, def, p, promiser),
-        "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits" if e.edit.is_some() => {
+        "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits"
+            if e.edit.is_some() =>
+        {
             files::editops::evaluate(e, def, t, p, promiser)
         }
         _ => unsimulated::evaluate(e, def, t, p, promiser),

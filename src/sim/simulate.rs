@@ -19,7 +19,14 @@ fn kind(k: Kind) -> simreport::Kind {
 }
 
 /// The report's view of `node` at `path`; `before`: list a directory as the base has it.
-fn entry(e: &Engine<'_>, vfs: &Vfs, base: &dyn BaseFs, path: &str, node: &Node, before: bool) -> Entry {
+fn entry(
+    e: &Engine<'_>,
+    vfs: &Vfs,
+    base: &dyn BaseFs,
+    path: &str,
+    node: &Node,
+    before: bool,
+) -> Entry {
     let user = e
         .host
         .host
@@ -87,8 +94,12 @@ pub fn report(e: &Engine<'_>, mode: Mode, info: bool) -> String {
     let mut unmodified = Vec::new();
     // the agent's list of changed files, in the order the run recorded them
     for path in vfs.reported() {
-        let before = vfs.original(base, path).map(|n| entry(e, vfs, base, path, &n, true));
-        let after = vfs.node(base, path).map(|n| entry(e, vfs, base, path, &n, false));
+        let before = vfs
+            .original(base, path)
+            .map(|n| entry(e, vfs, base, path, &n, true));
+        let after = vfs
+            .node(base, path)
+            .map(|n| entry(e, vfs, base, path, &n, false));
         changed.push((path.to_string(), before, after));
     }
     if mode == Mode::ManifestFull {
@@ -96,7 +107,9 @@ pub fn report(e: &Engine<'_>, mode: Mode, info: bool) -> String {
         // renderer, but they make the list non-empty)
         for path in vfs.kept() {
             let norm = crate::host::vfs::normalize(path);
-            let now = vfs.node(base, &norm).map(|n| entry(e, vfs, base, &norm, &n, false));
+            let now = vfs
+                .node(base, &norm)
+                .map(|n| entry(e, vfs, base, &norm, &n, false));
             unmodified.push((path.clone(), now));
         }
     }

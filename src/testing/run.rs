@@ -284,12 +284,20 @@ fn check_file(
     if let Some(m) = &want.mode {
         let want_mode = u32::from_str_radix(m, 8).unwrap_or(0);
         if n.meta.mode & 0o7777 != want_mode {
-            return Some((what("mode"), format!("{want_mode:04o}"), format!("{:04o}", n.meta.mode)));
+            return Some((
+                what("mode"),
+                format!("{want_mode:04o}"),
+                format!("{:04o}", n.meta.mode),
+            ));
         }
     }
     if let Some(t) = &want.target {
         if n.target.as_deref() != Some(t.as_str()) {
-            return Some((what("target"), t.clone(), n.target.clone().unwrap_or_default()));
+            return Some((
+                what("target"),
+                t.clone(),
+                n.target.clone().unwrap_or_default(),
+            ));
         }
     }
     let text = vfs
@@ -311,7 +319,12 @@ fn check_file(
 
 /// The convergence check: the promises the second run repaired (it started on the state the first
 /// left), as `bundle file:line 'promiser'` lines.
-fn not_convergent(policy: &Policy, host: &crate::host::Host, o: &Options, first: &crate::host::vfs::Vfs) -> Result<Vec<String>, String> {
+fn not_convergent(
+    policy: &Policy,
+    host: &crate::host::Host,
+    o: &Options,
+    first: &crate::host::vfs::Vfs,
+) -> Result<Vec<String>, String> {
     let o2 = Options {
         start_files: Some(first.clone()),
         ..o.clone()

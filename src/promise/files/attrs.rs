@@ -257,9 +257,7 @@ impl Engine<'_> {
             a.create = truthy(&v);
             a.create_false = matches!(v.as_str(), "false" | "no");
         }
-        a.touch = self
-            .scalar_attr(p, "touch")
-            .is_some_and(|v| truthy(&v));
+        a.touch = self.scalar_attr(p, "touch").is_some_and(|v| truthy(&v));
         a.file_type = self.scalar_attr(p, "file_type").unwrap_or_default();
         a.pathtype = self.scalar_attr(p, "pathtype").unwrap_or_default();
         a.content = self.scalar_attr(p, "content");

@@ -42,8 +42,11 @@ fn real_stat(base: &dyn BaseFs, raw: &str, follow: bool) -> Result<Meta, Errno> 
     if raw.is_empty() {
         return Err(Errno::NoEnt);
     }
-    let mut todo: std::collections::VecDeque<String> =
-        raw.split('/').filter(|c| !c.is_empty()).map(str::to_string).collect();
+    let mut todo: std::collections::VecDeque<String> = raw
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect();
     if raw.ends_with('/') {
         todo.push_back(".".into());
     }
@@ -225,7 +228,12 @@ fn prepare_at(e: &mut Engine<'_>, path: &str, depth: usize, budget: &mut usize) 
         prepare_at(e, &expanded, depth + 1, budget);
     }
     for n in &children {
-        prepare_at(e, &format!("{}/{n}", norm.trim_end_matches('/')), depth + 1, budget);
+        prepare_at(
+            e,
+            &format!("{}/{n}", norm.trim_end_matches('/')),
+            depth + 1,
+            budget,
+        );
     }
     // CopyFilePermissionsDisk(path, chrooted): stat on the host, chmod through the chroot's link
     if let Some(err) = perms_err {

@@ -72,12 +72,19 @@ fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
     // a symlink is followed: the backup sits next to the real file
     let resolved = {
         let b = e.host.base();
-        e.host.vfs.resolve(b, path, true).unwrap_or_else(|_| path.to_string())
+        e.host
+            .vfs
+            .resolve(b, path, true)
+            .unwrap_or_else(|_| path.to_string())
     };
     let path = resolved.as_str();
     let old = {
         let b = e.host.base();
-        e.host.vfs.read(b, path).map(|c| c.to_vec()).unwrap_or_default()
+        e.host
+            .vfs
+            .read(b, path)
+            .map(|c| c.to_vec())
+            .unwrap_or_default()
     };
     let mode = stat(e, path).map_or(0o600, |m| m.mode);
     let backup = a.edit_defaults.backup.as_str();
@@ -105,10 +112,11 @@ fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
 
 /// Runs the promise's edits on `path`.
 pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
-    let templ_name = a
-        .edit_template
-        .clone()
-        .or_else(|| a.edit_template_string.as_ref().map(|_| "inline".to_string()));
+    let templ_name = a.edit_template.clone().or_else(|| {
+        a.edit_template_string
+            .as_ref()
+            .map(|_| "inline".to_string())
+    });
     let mustache = matches!(a.template_method.as_str(), "mustache" | "inline_mustache")
         && (a.edit_template.is_some() || a.edit_template_string.is_some());
     if stat(e, path).is_none() {
@@ -158,7 +166,11 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
     let old = {
         let b = e.host.base();
-        e.host.vfs.read(b, path).map(|c| c.to_vec()).unwrap_or_default()
+        e.host
+            .vfs
+            .read(b, path)
+            .map(|c| c.to_vec())
+            .unwrap_or_default()
     };
     if mustache {
         render_mustache(e, a, pr, path, &old, templ_name.as_deref().unwrap_or(""));
@@ -236,7 +248,10 @@ fn run_edit_bundle(
     };
     for (k, v) in [
         ("filename", path.to_string()),
-        ("empty_before_use", if empty { "true" } else { "false" }.to_string()),
+        (
+            "empty_before_use",
+            if empty { "true" } else { "false" }.to_string(),
+        ),
     ] {
         e.ctx.set_var(
             ("default".into(), "edit".into(), k.into()),
@@ -285,7 +300,14 @@ fn render_mustache(
         Ok(t) => t,
         Err(err) => {
             let (error, msg) = crate::functions::mustache::describe(err, &data);
-            e.log(if error { LogLevel::Error } else { LogLevel::Warning }, &msg);
+            e.log(
+                if error {
+                    LogLevel::Error
+                } else {
+                    LogLevel::Warning
+                },
+                &msg,
+            );
             e.log(
                 LogLevel::Error,
                 &format!("Error rendering mustache template '{tname}'"),

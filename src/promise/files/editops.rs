@@ -19,11 +19,22 @@ struct Body(Vec<(String, Rval)>);
 
 impl Body {
     fn get(&self, e: &mut Engine<'_>, l: &str) -> Option<String> {
-        let rv = self.0.iter().rev().find(|(k, _)| k == l).map(|(_, v)| v.clone())?;
+        let rv = self
+            .0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == l)
+            .map(|(_, v)| v.clone())?;
         e.scalar_of(&rv)
     }
     fn list(&self, e: &mut Engine<'_>, l: &str) -> Vec<String> {
-        match self.0.iter().rev().find(|(k, _)| k == l).map(|(_, v)| v.clone()) {
+        match self
+            .0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == l)
+            .map(|(_, v)| v.clone())
+        {
             Some(rv) => e.list_of(&rv),
             None => Vec::new(),
         }
@@ -50,7 +61,13 @@ fn region(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) -> Option<Region> {
     })
 }
 
-fn select_lists(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, lval: &str, pre: &str) -> SelectLists {
+fn select_lists(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    p: &Promise,
+    lval: &str,
+    pre: &str,
+) -> SelectLists {
     let Some(b) = body(e, def, p, lval) else {
         return SelectLists::default();
     };
@@ -148,90 +165,90 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     let mut model = Model {
         lines: e.edit.as_ref().map(|s| s.lines.clone()).unwrap_or_default(),
     };
-    let out = match t {
-        "insert_lines" => {
-            let location = body(e, def, p, "location").map(|b| edit::insert::Location {
-                select_line_matching: b.get(e, "select_line_matching"),
-                before_after: b.get(e, "before_after"),
-                first_last: b.get(e, "first_last"),
-            });
-            let req = edit::insert::InsertLines {
-                promiser: promiser.to_string(),
-                region,
-                location,
-                insert_type: scalar(e, p, "insert_type").unwrap_or_else(|| "literal".into()),
-                whitespace_policy: match Engine::constraint(p, "whitespace_policy") {
-                    Some(rv) => e.list_of(rv),
-                    None => Vec::new(),
-                },
-                insert_select: select_lists(e, def, p, "insert_select", "insert_if"),
-                expand_scalars: scalar(e, p, "expand_scalars").is_some_and(|v| truthy(&v)),
-            };
-            let read = |path: &str| -> Result<Vec<u8>, edit::ReadError> {
-                let b = e.host.base();
-                match e.host.vfs.stat(b, path, true) {
-                    Some(m) if m.kind == crate::host::vfs::Kind::Dir => {
-                        Err(edit::ReadError::IsDirectory)
-                    }
-                    _ => e
-                        .host
-                        .vfs
-                        .read(b, path)
-                        .map(|c| c.to_vec())
-                        .map_err(|_| edit::ReadError::Os("No such file or directory".into())),
-                }
-            };
-            let ctx = &e.ctx;
-            let mut expand = |s: &str, caps: &[Option<String>]| {
-                crate::expr::expand::expand_scalar(&with_matches(s, caps), ctx).text
-            };
-            edit::insert::insert_lines(&mut model, &req, &env, &read, &mut expand)
-        }
-        "delete_lines" => {
-            let req = edit::delete::DeleteLines {
-                promiser: promiser.to_string(),
-                region,
-                not_matching: scalar(e, p, "not_matching").is_some_and(|v| truthy(&v)),
-                delete_select: select_lists(e, def, p, "delete_select", "delete_if"),
-            };
-            edit::delete::delete_lines(&mut model, &req, &env)
-        }
-        "replace_patterns" => {
-            let b = body(e, def, p, "replace_with");
-            let (value, occ) = match &b {
-                Some(b) => (b.get(e, "replace_value"), b.get(e, "occurrences")),
-                None => (None, None),
-            };
-            let req = edit::replace::ReplacePatterns {
-                promiser: promiser.to_string(),
-                region,
-                replace_value: value,
-                occurrences: occ,
-            };
-            let ctx = &e.ctx;
-            let mut expand = |s: &str, caps: &[Option<String>]| {
-                crate::expr::expand::expand_scalar(&with_matches(s, caps), ctx).text
-            };
-            edit::replace::replace_patterns(&mut model, &req, &env, &mut expand)
-        }
-        _ => {
-            let b = body(e, def, p, "edit_field");
-            let get = |e: &mut Engine<'_>, l: &str| b.as_ref().and_then(|b| b.get(e, l));
-            let req = edit::fields::FieldEdits {
-                promiser: promiser.to_string(),
-                region,
-                field_separator: get(e, "field_separator"),
-                select_field: get(e, "select_field").and_then(|v| v.trim().parse().ok()),
-                start_fields_from_zero: get(e, "start_fields_from_zero").is_some_and(|v| truthy(&v)),
-                value_separator: get(e, "value_separator"),
-                field_value: get(e, "field_value"),
-                field_operation: get(e, "field_operation"),
-                extend_fields: get(e, "extend_fields").is_some_and(|v| truthy(&v)),
-                allow_blank_fields: get(e, "allow_blank_fields").is_some_and(|v| truthy(&v)),
-            };
-            edit::fields::field_edits(&mut model, &req, &env)
-        }
-    };
+    let out =
+        match t {
+            "insert_lines" => {
+                let location = body(e, def, p, "location").map(|b| edit::insert::Location {
+                    select_line_matching: b.get(e, "select_line_matching"),
+                    before_after: b.get(e, "before_after"),
+                    first_last: b.get(e, "first_last"),
+                });
+                let req = edit::insert::InsertLines {
+                    promiser: promiser.to_string(),
+                    region,
+                    location,
+                    insert_type: scalar(e, p, "insert_type").unwrap_or_else(|| "literal".into()),
+                    whitespace_policy: match Engine::constraint(p, "whitespace_policy") {
+                        Some(rv) => e.list_of(rv),
+                        None => Vec::new(),
+                    },
+                    insert_select: select_lists(e, def, p, "insert_select", "insert_if"),
+                    expand_scalars: scalar(e, p, "expand_scalars").is_some_and(|v| truthy(&v)),
+                };
+                let read =
+                    |path: &str| -> Result<Vec<u8>, edit::ReadError> {
+                        let b = e.host.base();
+                        match e.host.vfs.stat(b, path, true) {
+                            Some(m) if m.kind == crate::host::vfs::Kind::Dir => {
+                                Err(edit::ReadError::IsDirectory)
+                            }
+                            _ => e.host.vfs.read(b, path).map(|c| c.to_vec()).map_err(|_| {
+                                edit::ReadError::Os("No such file or directory".into())
+                            }),
+                        }
+                    };
+                let ctx = &e.ctx;
+                let mut expand = |s: &str, caps: &[Option<String>]| {
+                    crate::expr::expand::expand_scalar(&with_matches(s, caps), ctx).text
+                };
+                edit::insert::insert_lines(&mut model, &req, &env, &read, &mut expand)
+            }
+            "delete_lines" => {
+                let req = edit::delete::DeleteLines {
+                    promiser: promiser.to_string(),
+                    region,
+                    not_matching: scalar(e, p, "not_matching").is_some_and(|v| truthy(&v)),
+                    delete_select: select_lists(e, def, p, "delete_select", "delete_if"),
+                };
+                edit::delete::delete_lines(&mut model, &req, &env)
+            }
+            "replace_patterns" => {
+                let b = body(e, def, p, "replace_with");
+                let (value, occ) = match &b {
+                    Some(b) => (b.get(e, "replace_value"), b.get(e, "occurrences")),
+                    None => (None, None),
+                };
+                let req = edit::replace::ReplacePatterns {
+                    promiser: promiser.to_string(),
+                    region,
+                    replace_value: value,
+                    occurrences: occ,
+                };
+                let ctx = &e.ctx;
+                let mut expand = |s: &str, caps: &[Option<String>]| {
+                    crate::expr::expand::expand_scalar(&with_matches(s, caps), ctx).text
+                };
+                edit::replace::replace_patterns(&mut model, &req, &env, &mut expand)
+            }
+            _ => {
+                let b = body(e, def, p, "edit_field");
+                let get = |e: &mut Engine<'_>, l: &str| b.as_ref().and_then(|b| b.get(e, l));
+                let req = edit::fields::FieldEdits {
+                    promiser: promiser.to_string(),
+                    region,
+                    field_separator: get(e, "field_separator"),
+                    select_field: get(e, "select_field").and_then(|v| v.trim().parse().ok()),
+                    start_fields_from_zero: get(e, "start_fields_from_zero")
+                        .is_some_and(|v| truthy(&v)),
+                    value_separator: get(e, "value_separator"),
+                    field_value: get(e, "field_value"),
+                    field_operation: get(e, "field_operation"),
+                    extend_fields: get(e, "extend_fields").is_some_and(|v| truthy(&v)),
+                    allow_blank_fields: get(e, "allow_blank_fields").is_some_and(|v| truthy(&v)),
+                };
+                edit::fields::field_edits(&mut model, &req, &env)
+            }
+        };
     emit(e, def, p, &out);
     if out.ran {
         e.done.insert(digest);

@@ -32,7 +32,11 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
     let target = vfs::normalize(path);
     // missing parents
     let mut missing = Vec::new();
-    let mut p = if is_dir { target.clone() } else { vfs::parent(&target).to_string() };
+    let mut p = if is_dir {
+        target.clone()
+    } else {
+        vfs::parent(&target).to_string()
+    };
     loop {
         match super::stat(e, &p) {
             Some(m) if m.kind == Kind::Dir => break,
@@ -207,7 +211,10 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
                 m.mtime = now;
                 m.atime = now;
             });
-            pr.change(e, &format!("Touched (updated time stamps) for path '{path}'"));
+            pr.change(
+                e,
+                &format!("Touched (updated time stamps) for path '{path}'"),
+            );
         }
     }
     if a.perms.is_some() || a.changes {
@@ -295,7 +302,10 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
         return false;
     }
     if r.disable {
-        let suffix = r.disable_suffix.clone().unwrap_or_else(|| ".cfdisabled".into());
+        let suffix = r
+            .disable_suffix
+            .clone()
+            .unwrap_or_else(|| ".cfdisabled".into());
         let to = format!("{path}{suffix}");
         e.log(
             LogLevel::Warning,
@@ -311,10 +321,17 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
                 // --simulate shows the deletion (the agent's report leaves it out)
                 v.mark_changed(b, path);
             }
-            pr.change(e, &format!("Disabled symbolic link '{path}' by deleting it"));
+            pr.change(
+                e,
+                &format!("Disabled symbolic link '{path}' by deleting it"),
+            );
             return false;
         }
-        let what = if m.kind == Kind::Dir { "directory" } else { "file" };
+        let what = if m.kind == Kind::Dir {
+            "directory"
+        } else {
+            "file"
+        };
         if pr.warn_only {
             pr.should(e, &format!("rename '{what}' '{path}'"));
             return true;
@@ -328,7 +345,10 @@ fn rename(e: &mut Engine<'_>, r: &super::attrs::Rename, pr: &mut Pr<'_>, path: &
             let (v, b) = e.host.vfs_mut();
             let _ = v.set_meta(b, path, false, "chmod", |mm| mm.mode = mode);
         }
-        pr.change(e, &format!("Changed permissions of '{path}' to 'mode {mode:04o}'"));
+        pr.change(
+            e,
+            &format!("Changed permissions of '{path}' to 'mode {mode:04o}'"),
+        );
         let res = {
             let (v, b) = e.host.vfs_mut();
             v.rename(b, path, &to)
@@ -398,14 +418,24 @@ fn uid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
     if let Ok(n) = name.parse() {
         return Some(n);
     }
-    e.host.host.users().iter().find(|u| u.name == name).map(|u| u.uid)
+    e.host
+        .host
+        .users()
+        .iter()
+        .find(|u| u.name == name)
+        .map(|u| u.uid)
 }
 
 fn gid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
     if let Ok(n) = name.parse() {
         return Some(n);
     }
-    e.host.host.groups().iter().find(|g| g.name == name).map(|g| g.gid)
+    e.host
+        .host
+        .groups()
+        .iter()
+        .find(|g| g.name == name)
+        .map(|g| g.gid)
 }
 
 /// Mode, owners and groups of one path (`VerifyFileAttributes`).
@@ -424,7 +454,9 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         if ids.iter().all(Option::is_none) {
             e.log(
                 LogLevel::Error,
-                &format!("None of the promised owners for '{path}' exist -- see INFO logs for more"),
+                &format!(
+                    "None of the promised owners for '{path}' exist -- see INFO logs for more"
+                ),
             );
             pr.fail(e);
             None
@@ -443,7 +475,9 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         if ids.iter().all(Option::is_none) {
             e.log(
                 LogLevel::Error,
-                &format!("None of the promised groups for '{path}' exist -- see INFO logs for more"),
+                &format!(
+                    "None of the promised groups for '{path}' exist -- see INFO logs for more"
+                ),
             );
             pr.fail(e);
             None
@@ -457,9 +491,10 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     if want_uid.is_some() || want_gid.is_some() {
         if pr.warn_only {
             match (want_uid, want_gid) {
-                (Some(u), Some(g)) => {
-                    pr.should(e, &format!("change owner and group of '{path}' to '{u}:{g}'"))
-                }
+                (Some(u), Some(g)) => pr.should(
+                    e,
+                    &format!("change owner and group of '{path}' to '{u}:{g}'"),
+                ),
                 (Some(u), None) => pr.should(e, &format!("change owner of '{path}' to '{u}'")),
                 (None, Some(g)) => pr.should(e, &format!("change group of '{path}' to '{g}'")),
                 (None, None) => {}
@@ -468,25 +503,30 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
             let link = if m.kind == Kind::Symlink { "link " } else { "" };
             {
                 let (v, b) = e.host.vfs_mut();
-                if v
-                    .set_meta(b, path, false, "chown", |mm| {
-                        if let Some(u) = want_uid {
-                            mm.uid = u;
-                        }
-                        if let Some(g) = want_gid {
-                            mm.gid = g;
-                        }
-                    })
-                    .is_ok()
+                if v.set_meta(b, path, false, "chown", |mm| {
+                    if let Some(u) = want_uid {
+                        mm.uid = u;
+                    }
+                    if let Some(g) = want_gid {
+                        mm.gid = g;
+                    }
+                })
+                .is_ok()
                 {
                     v.mark_changed(b, path);
                 }
             }
             if let Some(u) = want_uid {
-                pr.change(e, &format!("Owner of {link}'{path}' was {}, set to {u}", m.uid));
+                pr.change(
+                    e,
+                    &format!("Owner of {link}'{path}' was {}, set to {u}", m.uid),
+                );
             }
             if let Some(g) = want_gid {
-                pr.change(e, &format!("Group of {link}'{path}' was {}, set to {g}", m.gid));
+                pr.change(
+                    e,
+                    &format!("Group of {link}'{path}' was {}, set to {g}", m.gid),
+                );
             }
         }
     }
@@ -525,7 +565,9 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
     {
         let (v, b) = e.host.vfs_mut();
-        if v.set_meta(b, path, true, "chmod", |mm| mm.mode = new).is_ok() {
+        if v.set_meta(b, path, true, "chmod", |mm| mm.mode = new)
+            .is_ok()
+        {
             // the promise's path, a symbolic link's own too
             v.mark_changed(b, path);
         }

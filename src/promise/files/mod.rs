@@ -6,12 +6,12 @@
 pub mod attrs;
 mod chroot;
 pub mod edit;
+mod editdrive;
+pub mod editops;
 mod leaf;
 mod result;
 mod search;
 mod transfer;
-mod editdrive;
-pub mod editops;
 pub use editdrive::EditState;
 
 use crate::eval::output::LogLevel;
@@ -383,7 +383,10 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> Ex
         a.template_method.as_str(),
         "mustache" | "inline_mustache" | "cfengine"
     );
-    if a.edits() && (stat(e, &path).is_some() || (template_default && !a.create_false && (templ || a.edit_line.is_some()))) {
+    if a.edits()
+        && (stat(e, &path).is_some()
+            || (template_default && !a.create_false && (templ || a.edit_line.is_some())))
+    {
         editdrive::edit(e, a, pr, &path);
     } else if a.edits() && a.create_false && stat(e, &path).is_none() {
         // nothing to edit, and nothing promised to create it

@@ -37,7 +37,10 @@ pub fn copy(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) {
     let Some(c) = &a.copy else {
         return;
     };
-    if c.servers.iter().any(|s| s != "localhost" && s != "127.0.0.1" && !s.is_empty()) {
+    if c.servers
+        .iter()
+        .any(|s| s != "localhost" && s != "127.0.0.1" && !s.is_empty())
+    {
         e.log(
             LogLevel::Warning,
             &format!(
@@ -190,14 +193,20 @@ fn copy_file(
     match &d {
         Some(dm) if dm.kind == Kind::Symlink && s.kind != Kind::Symlink => {
             if pr.warn_only {
-                pr.should(e, &format!("remove old symbolic link '{dst}' to make way for copy"));
+                pr.should(
+                    e,
+                    &format!("remove old symbolic link '{dst}' to make way for copy"),
+                );
                 return;
             }
             {
                 let (v, b) = e.host.vfs_mut();
                 let _ = v.remove(b, dst, false);
             }
-            pr.change(e, &format!("Removing old symbolic link '{dst}' to make way for copy"));
+            pr.change(
+                e,
+                &format!("Removing old symbolic link '{dst}' to make way for copy"),
+            );
             d = None;
         }
         Some(_) => {}
@@ -245,13 +254,19 @@ fn copy_file(
         return;
     }
     if pr.warn_only {
-        pr.should(e, &format!("update file '{dst}' from '{src}' on 'localhost'"));
+        pr.should(
+            e,
+            &format!("update file '{dst}' from '{src}' on 'localhost'"),
+        );
         return;
     }
     if !copy_regular(e, a, pr, src, s, dst) {
         return;
     }
-    pr.change(e, &format!("Updated '{dst}' from source '{src}' on 'localhost'"));
+    pr.change(
+        e,
+        &format!("Updated '{dst}' from source '{src}' on 'localhost'"),
+    );
     verify_copied(e, a, pr, s, dst);
 }
 
@@ -275,7 +290,14 @@ pub(super) fn stamped_name(e: &Engine<'_>, backup: &str, dst: &str, suffix: &str
 
 /// `CopyRegularFile`: the new copy, the backup of what was there, the move into place. False when
 /// it failed (said and recorded).
-fn copy_regular(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, s: &Meta, dst: &str) -> bool {
+fn copy_regular(
+    e: &mut Engine<'_>,
+    a: &Attrs,
+    pr: &mut Pr<'_>,
+    src: &str,
+    s: &Meta,
+    dst: &str,
+) -> bool {
     let Some(c) = &a.copy else {
         return false;
     };
@@ -287,9 +309,15 @@ fn copy_regular(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, src: &str, s: &M
         dest.as_ref().map_or(0o600, |d| d.mode & 0o777)
     };
     if c.preserve {
-        pr.change(e, &format!("Copied file '{src}' to '{dst}.cfnew' (permissions preserved)"));
+        pr.change(
+            e,
+            &format!("Copied file '{src}' to '{dst}.cfnew' (permissions preserved)"),
+        );
     } else {
-        pr.change(e, &format!("Copied file '{src}' to '{dst}.cfnew' (mode '{mode:o}')"));
+        pr.change(
+            e,
+            &format!("Copied file '{src}' to '{dst}.cfnew' (mode '{mode:o}')"),
+        );
     }
     if dest.is_some() {
         if matches!(c.backup.as_str(), "false" | "no" | "off") {
@@ -435,10 +463,16 @@ fn purge(e: &mut Engine<'_>, pr: &mut Pr<'_>, dst: &str, keep: &[String]) {
             r
         };
         match (res, is_dir) {
-            (Ok(()), true) => pr.change(e, &format!("Purged directory '{dp}' in copy dest directory")),
+            (Ok(()), true) => pr.change(
+                e,
+                &format!("Purged directory '{dp}' in copy dest directory"),
+            ),
             (Ok(()), false) => pr.change(e, &format!("Purged '{dp}' copy dest directory")),
             (Err(_), _) => {
-                e.log(LogLevel::Error, &format!("Couldn't delete '{dp}' while purging"));
+                e.log(
+                    LogLevel::Error,
+                    &format!("Couldn't delete '{dp}' while purging"),
+                );
                 pr.fail(e);
             }
         }
@@ -461,7 +495,14 @@ pub fn link(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
 /// `ScheduleLinkChildrenOperation`: `path` a directory (made when missing) whose entries link to
 /// the entries of the directory `src` (sorted, where the agent follows the directory's order); an
 /// entry that is neither a link nor a directory is left alone (`when_linking_children` default).
-fn link_children(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &str, level: u64) {
+fn link_children(
+    e: &mut Engine<'_>,
+    a: &Attrs,
+    pr: &mut Pr<'_>,
+    path: &str,
+    src: &str,
+    level: u64,
+) {
     let Some(k) = &a.link else {
         return;
     };
@@ -479,7 +520,9 @@ fn link_children(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src
         } else if m.kind != Kind::Dir {
             e.log(
                 LogLevel::Error,
-                &format!("Cannot promise to link files to children of '{path}' as it is not a directory"),
+                &format!(
+                    "Cannot promise to link files to children of '{path}' as it is not a directory"
+                ),
             );
             pr.fail(e);
             return;
@@ -604,7 +647,9 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
                 );
                 e.log(
                     LogLevel::Error,
-                    &format!("Unable to create link '{path}' -> '{src}', failed to move obstruction"),
+                    &format!(
+                        "Unable to create link '{path}' -> '{src}', failed to move obstruction"
+                    ),
                 );
                 pr.fail(e);
                 return;
@@ -615,7 +660,10 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
                 let (v, b) = e.host.vfs_mut();
                 // a side file, not a rename the --simulate report lists (as the agent's)
                 let _ = v.rename_unlisted(b, path, &saved);
-                pr.change(e, &format!("Moved obstructing object '{path}' to '{shown}'"));
+                pr.change(
+                    e,
+                    &format!("Moved obstructing object '{path}' to '{shown}'"),
+                );
             }
         }
         None => {}
@@ -632,7 +680,10 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
 /// `src` relative to the directory of `path` (`./x` when in the same directory).
 fn relative(src: &str, path: &str) -> String {
     let s: Vec<&str> = src.split('/').filter(|c| !c.is_empty()).collect();
-    let d: Vec<&str> = vfs::parent(path).split('/').filter(|c| !c.is_empty()).collect();
+    let d: Vec<&str> = vfs::parent(path)
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .collect();
     let common = s.iter().zip(&d).take_while(|(a, b)| a == b).count();
     let mut out = String::new();
     if d.len() == common {
