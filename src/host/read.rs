@@ -66,7 +66,7 @@ pub fn read_stdin(max: u64) -> Result<Vec<u8>, ReadError> {
 /// as ELOOP). The result has no symlink in it, so opening it cannot leave the root. Components that
 /// do not exist are kept (the result then does not exist either).
 pub fn resolve_in_root(root: &Path, path: &str) -> Option<PathBuf> {
-    let mut todo: VecDeque<String> = components(path).collect();
+    let mut todo: VecDeque<String> = components(path).map(str::to_string).collect();
     let mut done: Vec<String> = Vec::new();
     let mut hops = 0;
     while let Some(c) = todo.pop_front() {
@@ -88,7 +88,7 @@ pub fn resolve_in_root(root: &Path, path: &str) -> Option<PathBuf> {
                 if target.starts_with('/') {
                     done.clear();
                 }
-                let mut next: VecDeque<String> = components(&target).collect();
+                let mut next: VecDeque<String> = components(&target).map(str::to_string).collect();
                 next.extend(todo);
                 todo = next;
             }
@@ -100,10 +100,10 @@ pub fn resolve_in_root(root: &Path, path: &str) -> Option<PathBuf> {
     Some(out)
 }
 
-fn components(p: &str) -> impl Iterator<Item = String> + '_ {
-    p.split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .map(str::to_string)
+/// Splits an absolute or relative path into its components, without empty ones and `.` (shared with
+/// [`super::vfs`]).
+pub(super) fn components(p: &str) -> impl Iterator<Item = &str> {
+    p.split('/').filter(|c| !c.is_empty() && *c != ".")
 }
 
 #[cfg(test)]

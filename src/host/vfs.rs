@@ -41,6 +41,20 @@ pub struct Meta {
     pub ino: u64,
 }
 
+impl Kind {
+    /// The name used in `--changes=json`, the result JSON and test specs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Dir => "directory",
+            Kind::Symlink => "symlink",
+            Kind::Fifo => "fifo",
+            Kind::Socket => "socket",
+            Kind::Other => "other",
+        }
+    }
+}
+
 impl Meta {
     /// A fresh object of `kind` made at `now`, owned by root.
     pub fn new(kind: Kind, mode: u32, now: i64) -> Meta {
@@ -203,10 +217,7 @@ pub struct Vfs {
     pub max_read: u64,
 }
 
-/// Splits an absolute or relative path into its components, without empty ones and `.`.
-fn components(p: &str) -> impl Iterator<Item = &str> {
-    p.split('/').filter(|c| !c.is_empty() && *c != ".")
-}
+use super::read::components;
 
 /// `/` + components.
 fn join(done: &[String]) -> String {
@@ -507,69 +518,58 @@ impl Vfs {
         Ok(())
     }
 
-    /// Makes the directory `path` (the parent must exist).
-    pub fn mkdir(&mut self, base: &dyn BaseFs, path: &str, mode: u32) -> Result<(), FsError> {
+    /// Adds the new object `node` at `path` (nothing may be there, the parent must exist).
+    fn make(
+        &mut self,
+        base: &dyn BaseFs,
+        path: &str,
+        node: Node,
+        action: &'static str,
+    ) -> Result<(), FsError> {
         let p = self.resolve(base, path, false)?;
         if self.lstat_exact(base, &p).is_some() {
             return Err(FsError::IsDir);
         }
         self.check_parent(base, &p)?;
         self.remember(base, &p);
-        self.overlay.insert(
-            p.clone(),
-            Some(Node {
-                meta: Meta::new(Kind::Dir, mode, self.now),
-                content: None,
-                target: None,
-                opaque: true,
-            }),
-        );
-        self.record(&p, "mkdir");
+        self.overlay.insert(p.clone(), Some(node));
+        self.record(&p, action);
         Ok(())
+    }
+
+    /// Makes the directory `path` (the parent must exist).
+    pub fn mkdir(&mut self, base: &dyn BaseFs, path: &str, mode: u32) -> Result<(), FsError> {
+        let node = Node {
+            meta: Meta::new(Kind::Dir, mode, self.now),
+            content: None,
+            target: None,
+            opaque: true,
+        };
+        self.make(base, path, node, "mkdir")
     }
 
     /// Makes a named pipe `path` (the parent must exist, nothing may be at `path`).
     pub fn mkfifo(&mut self, base: &dyn BaseFs, path: &str, mode: u32) -> Result<(), FsError> {
-        let p = self.resolve(base, path, false)?;
-        if self.lstat_exact(base, &p).is_some() {
-            return Err(FsError::IsDir);
-        }
-        self.check_parent(base, &p)?;
-        self.remember(base, &p);
-        self.overlay.insert(
-            p.clone(),
-            Some(Node {
-                meta: Meta::new(Kind::Fifo, mode, self.now),
-                content: None,
-                target: None,
-                opaque: false,
-            }),
-        );
-        self.record(&p, "mkfifo");
-        Ok(())
+        let node = Node {
+            meta: Meta::new(Kind::Fifo, mode, self.now),
+            content: None,
+            target: None,
+            opaque: false,
+        };
+        self.make(base, path, node, "mkfifo")
     }
 
     /// Makes a symbolic link `path` → `target` (nothing may be at `path`).
     pub fn symlink(&mut self, base: &dyn BaseFs, path: &str, target: &str) -> Result<(), FsError> {
-        let p = self.resolve(base, path, false)?;
-        if self.lstat_exact(base, &p).is_some() {
-            return Err(FsError::IsDir);
-        }
-        self.check_parent(base, &p)?;
-        self.remember(base, &p);
         let mut meta = Meta::new(Kind::Symlink, 0o777, self.now);
         meta.size = target.len() as u64;
-        self.overlay.insert(
-            p.clone(),
-            Some(Node {
-                meta,
-                content: None,
-                target: Some(target.to_string()),
-                opaque: false,
-            }),
-        );
-        self.record(&p, "symlink");
-        Ok(())
+        let node = Node {
+            meta,
+            content: None,
+            target: Some(target.to_string()),
+            opaque: false,
+        };
+        self.make(base, path, node, "symlink")
     }
 
     /// Removes the object at `path` (a final symlink is removed, not followed); a directory must be

@@ -185,20 +185,9 @@ pub fn write_root(
     std::fs::write(dir.join(".cfsim-removed"), removed)
 }
 
-fn kind_name(k: Kind) -> &'static str {
-    match k {
-        Kind::File => "file",
-        Kind::Dir => "directory",
-        Kind::Symlink => "symlink",
-        Kind::Fifo => "fifo",
-        Kind::Socket => "socket",
-        Kind::Other => "other",
-    }
-}
-
 fn node_json(n: &Node) -> serde_json::Value {
     let mut m = serde_json::Map::new();
-    m.insert("type".into(), kind_name(n.meta.kind).into());
+    m.insert("type".into(), n.meta.kind.name().into());
     m.insert("mode".into(), format!("{:04o}", n.meta.mode).into());
     m.insert("uid".into(), n.meta.uid.into());
     m.insert("gid".into(), n.meta.gid.into());

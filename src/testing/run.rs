@@ -246,7 +246,6 @@ fn check_file(
     vfs: &crate::host::vfs::Vfs,
     host: &crate::host::Host,
 ) -> Option<(String, String, String)> {
-    use crate::host::vfs::Kind;
     let base: &dyn crate::host::vfs::BaseFs = if host.origin == "local" {
         &crate::host::LocalBase
     } else {
@@ -269,14 +268,7 @@ fn check_file(
         return asks.then(|| (what("missing"), "present".into(), "absent".into()));
     };
     if let Some(k) = &want.kind {
-        let got = match n.meta.kind {
-            Kind::File => "file",
-            Kind::Dir => "directory",
-            Kind::Symlink => "symlink",
-            Kind::Fifo => "fifo",
-            Kind::Socket => "socket",
-            Kind::Other => "other",
-        };
+        let got = n.meta.kind.name();
         if got != k {
             return Some((what("type"), k.clone(), got.into()));
         }

@@ -262,6 +262,22 @@ fn run_edit_bundle(
     e.run_bundle(bi, args, true, false, path);
 }
 
+/// The text of template file `t` on the virtual host; `None` (said, failed) when it cannot be read.
+pub(super) fn read_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> Option<String> {
+    let b = e.host.base();
+    match e.host.vfs.read(b, t) {
+        Ok(c) => Some(String::from_utf8_lossy(&c).into_owned()),
+        Err(_) => {
+            e.log(
+                LogLevel::Error,
+                &format!("Template file '{t}' could not be opened for reading"),
+            );
+            pr.fail(e);
+            None
+        }
+    }
+}
+
 /// `template_method => "mustache"` / `"inline_mustache"`: render, compare, save.
 fn render_mustache(
     e: &mut Engine<'_>,
@@ -272,20 +288,10 @@ fn render_mustache(
     tname: &str,
 ) {
     let template = match (&a.edit_template, &a.edit_template_string) {
-        (Some(t), _) => {
-            let b = e.host.base();
-            match e.host.vfs.read(b, t) {
-                Ok(c) => String::from_utf8_lossy(&c).into_owned(),
-                Err(_) => {
-                    e.log(
-                        LogLevel::Error,
-                        &format!("Template file '{t}' could not be opened for reading"),
-                    );
-                    pr.fail(e);
-                    return;
-                }
-            }
-        }
+        (Some(t), _) => match read_template(e, pr, t) {
+            Some(text) => text,
+            None => return,
+        },
         (None, Some(s)) => s.clone(),
         (None, None) => return,
     };

@@ -280,19 +280,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
 /// under the class context of `[%CFEngine ctx:: %]` (which persists), `[%CFEngine BEGIN %]` …
 /// `[%CFEngine END %]` one multi-line block; variables expanded. False when the template failed.
 pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
-    let text = {
-        let b = e.host.base();
-        match e.host.vfs.read(b, t) {
-            Ok(c) => String::from_utf8_lossy(&c).into_owned(),
-            Err(_) => {
-                e.log(
-                    LogLevel::Error,
-                    &format!("Template file '{t}' could not be opened for reading"),
-                );
-                pr.fail(e);
-                return false;
-            }
-        }
+    let Some(text) = super::editdrive::read_template(e, pr, t) else {
+        return false;
     };
     let Some(filename) = e.edit.as_ref().map(|s| s.filename.clone()) else {
         return false;
@@ -375,6 +364,5 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
             }
         }
     }
-    let _ = SelectLists::default();
     true
 }

@@ -171,23 +171,23 @@ pub fn attr_notes(e: &mut Engine<'_>, a: &Attrs, pr: &Pr<'_>, path: &str) {
 
 /// `VerifyFileLeaf`: rename, delete, touch, perms of one existing path.
 pub fn verify_leaf(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
-    verify_leaf_at(e, a, pr, path, false)
+    verify_leaf_at(e, a, pr, path, Leaf::Plain)
 }
 
-/// The final leaf check (step 12): the path is the file a symlink points to, so its mode is checked.
-pub fn verify_leaf_final(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
-    FOLLOW.with(|f| f.set(true));
-    verify_leaf_at(e, a, pr, path, false);
-    FOLLOW.with(|f| f.set(false));
+/// Which of the agent's leaf checks runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaf {
+    /// The first check of a path (step 7): a symlink's mode is not checked.
+    Plain,
+    /// The base directory of a depth search: never deleted by it.
+    BaseDir,
+    /// The final check (step 12): a symlink's mode is its target's (chmod follows links).
+    Final,
 }
 
-thread_local! {
-    /// Set during the final leaf check: the mode of a symlink's target is checked.
-    static FOLLOW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// [`verify_leaf`]; `base_dir`: the base directory of a depth search (never deleted by it).
-pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: bool) {
+/// [`verify_leaf`] for the check `which`.
+pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, which: Leaf) {
+    let base_dir = which == Leaf::BaseDir;
     e.host.vfs.note(path);
     attr_notes(e, a, pr, path);
     if let Some(r) = &a.rename {
@@ -222,7 +222,7 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
         e.host.vfs.keep(path);
     }
     if a.perms.is_some() {
-        perms(e, a, pr, path);
+        perms(e, a, pr, path, which == Leaf::Final);
         // with touch, the attribute check stamps the file again, a change even in a dry run
         // (recorded: touch-with-perms)
         if a.touch {
@@ -439,7 +439,7 @@ fn gid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
 }
 
 /// Mode, owners and groups of one path (`VerifyFileAttributes`).
-pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, follow: bool) {
     let Some(perms) = &a.perms else {
         return;
     };
@@ -533,7 +533,7 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     // a symlink's mode is not checked in the first pass over the path; the final check sees the
     // file it points to (chmod follows links) (recorded: perms-symlink)
     let m = match m.kind {
-        Kind::Symlink if !FOLLOW.with(std::cell::Cell::get) => return,
+        Kind::Symlink if !follow => return,
         Kind::Symlink => match super::stat(e, path) {
             Some(t) => t,
             None => return,

@@ -330,7 +330,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> Ex
     // file_select on the path itself (without depth_search)
     if exists && a.select.is_some() && a.depth.is_none() {
         if let Some(m) = lstat(e, &path) {
-            if !search::selected(e, a, &path, &m) {
+            if !search::selected(a, &path, &m) {
                 return Exit::Skipped;
             }
         }
@@ -397,7 +397,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> Ex
             if m.kind == Kind::File
                 && (a.rename.is_some() || a.perms.is_some() || a.touch || a.delete.is_some())
             {
-                leaf::verify_leaf_final(e, a, pr, &path);
+                leaf::verify_leaf_at(e, a, pr, &path, leaf::Leaf::Final);
             } else if m.kind == Kind::File && a.changes {
                 // VerifyFileAttributes
                 e.host.vfs.keep(&path);

@@ -126,17 +126,7 @@ impl<'a> Pr<'a> {
 
     /// The end of the promise: the end line of its aggregated result, counts and classes.
     pub fn finish(&mut self, e: &mut Engine<'_>, shown: &str) {
-        match self.res {
-            Res::Warn => e.log(
-                LogLevel::Warning,
-                &format!("Warnings encountered when actuating files promise '{shown}'"),
-            ),
-            Res::Fail => e.log(
-                LogLevel::Error,
-                &format!("Errors encountered when actuating files promise '{shown}'"),
-            ),
-            _ => {}
-        }
+        self.end_line(e, shown);
         let o = self.outcome();
         e.record_outcome(self.def, self.p, o);
         e.verbose_promise_end("files", shown, o);

@@ -29,7 +29,7 @@ fn eval_tokens(x: &ClassExpr, tokens: &[&str]) -> bool {
 }
 
 /// Whether `path` is selected by the promise's `file_select` (true without one).
-pub fn selected(e: &Engine<'_>, a: &Attrs, path: &str, m: &Meta) -> bool {
+pub fn selected(a: &Attrs, path: &str, m: &Meta) -> bool {
     let Some(s) = &a.select else {
         return true;
     };
@@ -69,7 +69,6 @@ pub fn selected(e: &Engine<'_>, a: &Attrs, path: &str, m: &Meta) -> bool {
     }
     tokens.push("owner");
     tokens.push("group");
-    let _ = e;
     let Some(fr) = &s.file_result else {
         return false;
     };
@@ -89,8 +88,8 @@ pub fn depth_search(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, base: &str) 
     walk(e, a, pr, base, 0, depth, &mut visits);
     if a.depth.as_ref().is_some_and(|d| d.include_basedir) {
         if let Some(m) = lstat(e, base) {
-            if selected(e, a, base, &m) {
-                leaf::verify_leaf_at(e, a, pr, base, true);
+            if selected(a, base, &m) {
+                leaf::verify_leaf_at(e, a, pr, base, leaf::Leaf::BaseDir);
             }
         }
     }
@@ -152,7 +151,7 @@ fn walk(
             }
             continue;
         }
-        if selected(e, a, &path, &m) {
+        if selected(a, &path, &m) {
             leaf::verify_leaf(e, a, pr, &path);
         }
     }

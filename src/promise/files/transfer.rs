@@ -172,7 +172,7 @@ fn verify_copied(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, s: &Meta, dst: 
     }
     let mut b = a.clone();
     b.perms = Some(perms);
-    super::leaf::perms(e, &b, pr, dst);
+    super::leaf::perms(e, &b, pr, dst, false);
     pr.kept(e);
 }
 
