@@ -461,6 +461,15 @@ struct AgentArgs {
     /// Let host2ip() and other name lookups use DNS (with --host local); otherwise the host's /etc/hosts answers.
     #[arg(long = "allow-network")]
     allow_network: bool,
+    /// What a command the host profile has no result for returns (commands promises, execresult,
+    /// returnszero, …): `succeed` (exit 0) or `fail` (exit 1), no output. Without it such a command is
+    /// not simulated (commands promises are reported and get no outcome; functions fail).
+    #[arg(
+        long = "assume-commands",
+        value_name = "succeed|fail",
+        require_equals = true
+    )]
+    assume_commands: Option<String>,
     /// A module program (as the commands promise names it) that is the hENC module: cfsim merges its
     /// ENC files natively instead of running it (a `cfsim henc` wrapper is recognised without this)
     #[arg(long = "henc-module", value_name = "PATH")]
@@ -875,6 +884,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let assume_commands = match a.assume_commands.as_deref() {
+                None => None,
+                Some(s) => match cfsim::expr::host::Assume::parse(s) {
+                    Some(x) => Some(x),
+                    None => {
+                        println!(
+                            "   error: Unknown --assume-commands value '{s}' (succeed or fail)"
+                        );
+                        return ExitCode::from(2);
+                    }
+                },
+            };
             cli::agent::run(&cli::agent::Options {
                 simulate,
                 start_files: None,
@@ -891,6 +912,7 @@ fn main() -> ExitCode {
                 show_vars: a.show_evaluated_vars,
                 exec: a.exec,
                 allow_network: a.allow_network,
+                assume_commands,
                 henc_modules: a.henc_module,
                 trace,
                 trace_file: a.trace_file,

@@ -510,3 +510,34 @@ fn file_expectations_and_convergence() {
         "{text}"
     );
 }
+
+/// A command the host profile has no result for is not simulated (no outcome, no classes) unless the
+/// spec's `assume_commands` says what it returns; a bad value is a spec error with its line.
+#[test]
+fn unknown_commands_and_assume_commands() {
+    let ok = cfsim_test(&["tests/specs_commands/commands.cfsim.yaml"]);
+    assert_eq!(ok.status.code(), Some(0), "{}{}", out(&ok), err(&ok));
+    assert!(out(&ok).contains("3 passed, 0 failed"), "{}", out(&ok));
+    let dir = std::env::temp_dir().join(format!("cfsim-assume-spec-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let spec = dir.join("bad.cfsim.yaml");
+    let base = root().join("tests/specs_commands");
+    std::fs::write(
+        &spec,
+        format!(
+            "policy: {0}/commands/policy.cf\nhosts: [{1}/policies/hosts/web1-oslo-debian.json]\nassume_commands: maybe\ntests:\n  - name: x\n    expect: {{ exit_code: 0 }}\n",
+            base.display(),
+            root().display()
+        ),
+    )
+    .unwrap();
+    let bad = cfsim_test(&[spec.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(bad.status.code(), Some(2), "{}{}", out(&bad), err(&bad));
+    let text = format!("{}{}", out(&bad), err(&bad));
+    assert!(
+        text.contains("bad.cfsim.yaml:3:")
+            && text.contains("assume_commands must be succeed or fail"),
+        "{text}"
+    );
+}

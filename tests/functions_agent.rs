@@ -194,6 +194,13 @@ fn function_error_counts_match_the_agent() {
         let text = std::fs::read_to_string(dir.join(format!("{n}.cf"))).unwrap();
         let mut args = vec!["agent", "-K", "-f", &policy];
         args.extend(extra_args(&text));
+        // flags for cfsim only (e.g. what a command the agent ran returns)
+        args.extend(
+            text.lines()
+                .find_map(|l| l.strip_prefix("# cfsim-args:"))
+                .map(|a| a.split_whitespace().collect::<Vec<_>>())
+                .unwrap_or_default(),
+        );
         let got = cfsim_stdout(&dir, &args, &[]);
         let want = std::fs::read(dir.join(format!("{n}.expected"))).unwrap();
         differing.extend(difference(n, &got, &want, "cf-agent"));

@@ -6,8 +6,8 @@
 //! the host's own `/etc/hosts` unless the run allows the network (`--exec`, `--allow-network`).
 
 use crate::expr::host::{
-    Capture, CommandOutput, FileStat, GroupInfo, HostEnv, LastSeen, PackageInfo, ProcessInfo,
-    ShellMode, UserInfo,
+    Assume, Capture, CommandOutput, FileStat, GroupInfo, HostEnv, LastSeen, PackageInfo,
+    ProcessInfo, ShellMode, UserInfo,
 };
 use crate::expr::localhost::LocalHost;
 use crate::host::vfs::{BaseFs, Kind, Vfs};
@@ -23,6 +23,8 @@ pub struct HostAdapter<'a> {
     pub allow_network: bool,
     /// The run's changes to the host's files, over the host's files as the base.
     pub vfs: Vfs,
+    /// The answer for a command neither the profile nor `--exec` answers (`--assume-commands`).
+    pub assume: Option<Assume>,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -35,6 +37,7 @@ impl<'a> HostAdapter<'a> {
             allow_exec: false,
             allow_network: false,
             vfs: Vfs::new(host.time.epoch),
+            assume: None,
         }
     }
 
@@ -98,7 +101,10 @@ impl HostEnv for HostAdapter<'_> {
             });
         }
         if !self.allow_exec {
-            return None;
+            return self.assume.map(|a| CommandOutput {
+                status: a.code(),
+                output: String::new(),
+            });
         }
         self.local
             .as_ref()

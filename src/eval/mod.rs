@@ -96,6 +96,9 @@ pub struct RunOptions {
     pub allow_network: bool,
     /// Programs declared hENC modules (`--henc-module PATH`): merged natively by cfsim.
     pub henc_modules: Vec<String>,
+    /// `--assume-commands=succeed|fail`: the answer for a command the host does not know (without it such
+    /// a command is not simulated).
+    pub assume_commands: Option<crate::expr::host::Assume>,
     /// `--simulate=MODE`: a dry run for reports and commands whose files promises act on the virtual
     /// host, followed by the agent's report.
     pub simulate: Option<crate::host::simreport::Mode>,
@@ -253,6 +256,7 @@ impl<'h> Engine<'h> {
         let mut adapter = HostAdapter::new(host);
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
+        adapter.assume = opts.assume_commands;
         if let Some(v) = &opts.start_files {
             adapter.vfs = v.carried();
         }

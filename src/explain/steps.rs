@@ -109,7 +109,9 @@ pub fn skip_words(skip: &str) -> &'static str {
         "already_done" => "an identical promise had been actuated already in this run",
         "unresolved" => "its promiser holds a variable that could not be resolved (yet)",
         "deferred" => "deferred to pass 3 (unresolved variables)",
-        "not_simulated" => "cfsim does not simulate this promise type",
+        "not_simulated" => {
+            "cfsim does not simulate it (its promise type, or a command the host profile has no result for)"
+        }
         "undefined_type" => "its promise type is not defined",
         "failed_function" => "a function call in it failed",
         "constant" => "the variable is policy => \"constant\" and kept its existing value",

@@ -75,6 +75,34 @@ pub struct ProcessInfo {
     pub line: String,
 }
 
+/// What a simulation assumes of a command the host knows nothing about (`--assume-commands`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assume {
+    /// Exit code 0, no output.
+    Succeed,
+    /// Exit code 1, no output.
+    Fail,
+}
+
+impl Assume {
+    /// `succeed` or `fail`.
+    pub fn parse(s: &str) -> Option<Assume> {
+        match s {
+            "succeed" => Some(Assume::Succeed),
+            "fail" => Some(Assume::Fail),
+            _ => None,
+        }
+    }
+
+    /// The assumed exit code.
+    pub fn code(self) -> i32 {
+        match self {
+            Assume::Succeed => 0,
+            Assume::Fail => 1,
+        }
+    }
+}
+
 /// An entry of the agent's package inventory (`packagesmatching`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackageInfo {

@@ -155,7 +155,9 @@ fn run(
     let mode = shell_mode(a.get(1).map_or("noshell", FnArg::text));
     match ctx.host.run_command(cmd, mode, capture) {
         Some(o) => Ok(o),
-        None => Err(ctx.fail(format!("{fname} could not run '{cmd}'"))),
+        None => Err(ctx.fail(format!(
+            "{fname} could not run '{cmd}' (not simulated: the host has no result for it; --exec runs it, --assume-commands=succeed|fail assumes one)"
+        ))),
     }
 }
 

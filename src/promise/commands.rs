@@ -1,8 +1,9 @@
 //! `commands:` promises. Simulated by default: the outcome and output come from the host profile's
-//! command results (a `henc` module is merged natively); a command the profile does not know counts as
-//! repaired with an info line saying what would have run. `--exec` runs it for real (no shell unless the
-//! `contain` body says `useshell`). Output lines become the agent's `Q:` notice block; `module => "true"`
-//! parses the output with the module protocol instead.
+//! command results (a `henc` module is merged natively). A command the profile does not know is not
+//! simulated: reported as such, no outcome and no classes, unless `--assume-commands=succeed|fail` says
+//! what to assume (exit code 0 or 1, no output). `--exec` runs it for real (no shell unless the `contain`
+//! body says `useshell`). Output lines become the agent's `Q:` notice block; `module => "true"` parses
+//! the output with the module protocol instead.
 
 use crate::eval::output::LogLevel;
 use crate::eval::{BundleDef, Engine, Outcome};
@@ -29,6 +30,8 @@ struct Ran {
     code: i32,
     output: String,
     simulated_unknown: bool,
+    /// The exit code is `--assume-commands`' assumption.
+    assumed: bool,
     /// Killed (timeout, signal) or cut short by `cfengine-die`.
     abnormal: bool,
 }
@@ -39,6 +42,7 @@ impl Ran {
             code,
             output,
             simulated_unknown: false,
+            assumed: false,
             abnormal: false,
         }
     }
@@ -122,12 +126,32 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     let mut ran = run(e, &cmd, module, useshell, timeout);
     if ran.simulated_unknown {
-        e.log(
-            LogLevel::Info,
-            &format!(
-                "cfsim: would have run '{cmd}' (simulated; the host profile has no result for it)"
-            ),
-        );
+        match e.host.assume {
+            None => {
+                // nothing says what the command would do: no outcome, no classes, counted apart
+                e.log(
+                    LogLevel::Warning,
+                    &format!(
+                        "cfsim: commands promise '{cmd}' in bundle '{}' is not simulated (the host profile has no result for it; --assume-commands=succeed|fail assumes one, --exec runs it)",
+                        def.name
+                    ),
+                );
+                e.end_event(Some("not_simulated"), None);
+                return;
+            }
+            Some(a) => {
+                e.log(
+                    LogLevel::Info,
+                    &format!(
+                        "cfsim: assumed '{cmd}' returned {} (--assume-commands; the host profile has no result for it)",
+                        a.code()
+                    ),
+                );
+                ran.code = a.code();
+                ran.simulated_unknown = false;
+                ran.assumed = true;
+            }
+        }
     } else {
         e.log(LogLevel::Info, &process::executing_message(&cmd, timeout));
     }
@@ -149,9 +173,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         }
     }
     // the exit-code verdict is logged before the quoted output (recorded)
-    let outcome = if ran.simulated_unknown {
-        Outcome::Repaired
-    } else if ran.abnormal {
+    let outcome = if ran.abnormal {
         e.log(
             LogLevel::Error,
             &process::abnormal_termination_message(&cmd),
@@ -181,7 +203,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             ),
         );
     }
-    if !ran.simulated_unknown {
+    if !ran.assumed {
         e.log(LogLevel::Info, &process::completed_message(&cmd));
     }
     e.verbose_promise_end("commands", promiser, outcome);
@@ -228,6 +250,7 @@ fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option
             code: 0,
             output: String::new(),
             simulated_unknown: true,
+            assumed: false,
             abnormal: false,
         };
     }
@@ -250,6 +273,7 @@ fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option
                 code,
                 output: r.output,
                 simulated_unknown: false,
+                assumed: false,
                 abnormal,
             }
         }

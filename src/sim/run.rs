@@ -36,6 +36,8 @@ pub struct Options {
     pub exec: bool,
     /// `--allow-network`: names may be resolved with DNS (`--exec` implies it).
     pub allow_network: bool,
+    /// `--assume-commands=succeed|fail`: what a command the host profile does not know returns.
+    pub assume_commands: Option<crate::expr::host::Assume>,
     /// `--henc-module PATH`: programs cfsim answers with its built-in hENC merge.
     pub henc_modules: Vec<String>,
     pub trace: Option<TraceFormat>,
@@ -296,6 +298,7 @@ pub fn run_engine<'h>(
         limits: o.limits.unwrap_or_default(),
         allow_network: o.allow_network,
         henc_modules: o.henc_modules.clone(),
+        assume_commands: o.assume_commands,
     };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
     // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
@@ -310,6 +313,7 @@ pub fn run_engine<'h>(
             dry_run: o.dry_run,
             limits: o.limits.unwrap_or_default(),
             allow_network: o.allow_network,
+            assume_commands: o.assume_commands,
             ..RunOptions::default()
         },
     ) {

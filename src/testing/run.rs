@@ -446,6 +446,7 @@ pub fn run_case(
         define: case.define.clone(),
         bundlesequence: case.bundlesequence.clone(),
         result_json: Some(String::new()),
+        assume_commands: case.assume_commands,
         ..Options::default()
     };
     let r = simulate_policy(policy, &host, &o);

@@ -97,6 +97,9 @@ pub struct Case {
     /// Run the policy a second time on the state the first run left; anything repaired then fails
     /// (`converge: true`, or `cfsim test --converge`).
     pub converge: bool,
+    /// What a command the host profile has no result for returns (`assume_commands: succeed|fail`);
+    /// without it such a command is not simulated, as in `cfsim agent`.
+    pub assume_commands: Option<crate::expr::host::Assume>,
 }
 
 /// Outcomes a promise can end with in a run's result.
@@ -141,6 +144,13 @@ impl Reader<'_> {
             Some("true") => Ok(true),
             Some("false") => Ok(false),
             _ => self.err(n, format!("{what} must be true or false")),
+        }
+    }
+
+    fn assume(&self, n: &Node) -> Result<crate::expr::host::Assume, SpecError> {
+        match n.scalar().and_then(crate::expr::host::Assume::parse) {
+            Some(a) => Ok(a),
+            None => self.err(n, "assume_commands must be succeed or fail"),
         }
     }
 
@@ -442,8 +452,20 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
     r.keys(
         &root,
         "a spec",
-        &["policy", "hosts", "define", "snapshot", "converge", "tests"],
+        &[
+            "policy",
+            "hosts",
+            "define",
+            "snapshot",
+            "converge",
+            "assume_commands",
+            "tests",
+        ],
     )?;
+    let default_assume = root
+        .get("assume_commands")
+        .map(|n| r.assume(n))
+        .transpose()?;
     let default_converge = root
         .get("converge")
         .map(|b| r.boolean(b, "converge"))
@@ -483,9 +505,14 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
                 "bundlesequence",
                 "snapshot",
                 "converge",
+                "assume_commands",
                 "expect",
             ],
         )?;
+        let assume_commands = match t.get("assume_commands") {
+            Some(n) => Some(r.assume(n)?),
+            None => default_assume,
+        };
         let converge = t
             .get("converge")
             .map(|b| r.boolean(b, "converge"))
@@ -545,6 +572,7 @@ pub fn read(file: &str, text: &str) -> Result<Vec<Case>, SpecError> {
                 acceptance: false,
                 snapshot,
                 converge,
+                assume_commands,
             });
         }
     }
@@ -577,5 +605,6 @@ pub fn acceptance(file: &str, host: &str) -> Case {
         acceptance: true,
         snapshot: false,
         converge: false,
+        assume_commands: None,
     }
 }

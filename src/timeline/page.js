@@ -30,7 +30,7 @@
     already_done: 'already done in this run (same promise, same values)',
     unresolved: 'a variable it references is not (yet) resolved',
     deferred: 'deferred to a later pass',
-    not_simulated: 'cfsim does not simulate this promise type',
+    not_simulated: 'cfsim does not simulate it (its promise type, or a command the host profile has no result for)',
     undefined_type: 'the promise type is not defined',
     failed_function: 'a function call failed',
     constant: 'a policy => "constant" variable kept its value',
