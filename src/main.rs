@@ -316,6 +316,18 @@ struct ExplainArgs {
 
 #[derive(Subcommand)]
 enum HostCmd {
+    /// Write a host profile of this machine (the facts cfsim discovers, users and groups) to --out; with
+    /// --files, copy those trees into a `.root` directory beside it, used as the profile's files_root.
+    /// Reads only; runs nothing; environment variables other than HOME, LANG, LOGNAME, PATH, SHELL,
+    /// TERM and USER are left out
+    Capture {
+        /// The profile file to write, e.g. myhost.json (its trees go to myhost.root/)
+        #[arg(long = "out")]
+        out: String,
+        /// Absolute paths of files or directories to copy into the profile's files_root
+        #[arg(long = "files", value_name = "PATH", num_args = 1..)]
+        files: Vec<String>,
+    },
     /// Write N host profiles made from base profiles (cycled: an OS mix), each with its own hostname
     /// and, with --vary, its own domain and IPv4 address from a list of ranges
     Generate {
@@ -532,6 +544,34 @@ fn main() -> ExitCode {
             lint,
             files,
         } => return cfsim::henc::cli::henc(&files, explain, lint),
+        Cmd::Host(HostCmd::Capture { out, files }) => {
+            let req = cfsim::host::capture::Request {
+                out: std::path::PathBuf::from(&out),
+                files,
+            };
+            match cfsim::host::capture::capture(&req) {
+                Ok(c) => {
+                    for (p, why) in &c.skipped {
+                        eprintln!(" warning: not captured: {p}: {why}");
+                    }
+                    match &c.root {
+                        Some(r) => println!(
+                            "wrote {out} and {} ({} entries, {} bytes; {} skipped)",
+                            r.display(),
+                            c.entries,
+                            c.bytes,
+                            c.skipped.len()
+                        ),
+                        None => println!("wrote {out}"),
+                    }
+                    0
+                }
+                Err(e) => {
+                    eprintln!("   error: {e}");
+                    2
+                }
+            }
+        }
         Cmd::Host(HostCmd::Generate {
             from,
             count,

@@ -7,6 +7,7 @@
 //! This module owns the data model and the lookups; it does not derive classes or variables.
 
 pub mod canon;
+pub mod capture;
 mod files;
 pub mod generate;
 pub mod hard_classes;
