@@ -190,6 +190,9 @@ pub struct Engine<'h> {
     pub opts: RunOptions,
     /// Digests of actuated promises ("already done", §3.3).
     pub done: HashSet<u128>,
+    /// The agent's `EDIT_ANCHORS`: each `select_line_matching` anchor of an insert_lines promise seen
+    /// in stage 7, with the bundle that first used it.
+    pub edit_anchors: std::collections::HashMap<String, String>,
     /// Handles of kept/repaired promises.
     pub handles: HashSet<String>,
     pub trace: Vec<TraceEvent>,
@@ -270,6 +273,7 @@ impl<'h> Engine<'h> {
             out: Output::new(level),
             opts,
             done: HashSet::new(),
+            edit_anchors: std::collections::HashMap::new(),
             handles: HashSet::new(),
             trace: Vec::new(),
             cur: TraceEvent::default(),

@@ -410,6 +410,7 @@ pub fn digest_hex(algo: &str, data: &[u8]) -> String {
     match algo {
         "md5" => hex(&Md5::digest(data)),
         "sha1" => hex(&Sha1::digest(data)),
+        "sha224" => hex(&sha2::Sha224::digest(data)),
         "sha384" => hex(&Sha384::digest(data)),
         "sha512" => hex(&Sha512::digest(data)),
         _ => hex(&Sha256::digest(data)),

@@ -8,6 +8,7 @@
 
 pub mod canon;
 pub mod capture;
+pub mod changedb;
 mod files;
 pub mod generate;
 pub mod hard_classes;

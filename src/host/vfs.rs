@@ -211,6 +211,10 @@ pub struct Vfs {
     reported: IndexMap<String, ()>,
     /// `--simulate`: the paths the agent has mirrored into its changes chroot so far.
     mirrored: HashSet<String>,
+    /// The agent's change database (`changes` bodies), see [`super::changedb`].
+    pub change_db: BTreeMap<String, String>,
+    /// Whether [`Vfs::change_db`] was read from the host yet.
+    pub change_db_loaded: bool,
     /// Seconds since the epoch used for the times of changed objects.
     pub now: i64,
     /// Largest file read (bytes).
@@ -725,6 +729,8 @@ impl Vfs {
             reported: IndexMap::new(),
             mirrored: HashSet::new(),
             base_cache: self.base_cache.clone(),
+            change_db: BTreeMap::new(),
+            change_db_loaded: false,
             now: self.now,
             max_read: self.max_read,
         }

@@ -91,6 +91,8 @@ pub struct Select {
 #[derive(Debug, Clone)]
 pub struct EditDefaults {
     pub empty_before_use: bool,
+    /// `recognize_join`: see `editdrive::split_lines`.
+    pub recognize_join: bool,
     /// `true` (default), `false`, `timestamp`, `rotate`.
     pub backup: String,
     pub max_file_size: u64,
@@ -102,6 +104,7 @@ impl Default for EditDefaults {
     fn default() -> Self {
         EditDefaults {
             empty_before_use: false,
+            recognize_join: false,
             backup: "true".into(),
             max_file_size: 100_000,
             rotate: 1,
@@ -135,8 +138,31 @@ pub struct Attrs {
     pub template_data_given: bool,
     pub edit_defaults: EditDefaults,
     pub changes: bool,
+    /// The `changes` body (when `changes` is given).
+    pub change: ChangeSpec,
     pub transformer: Option<String>,
     pub move_obstructions: bool,
+}
+
+/// A `changes` body (`GetChangeMgtConstraints`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeSpec {
+    /// `md5 sha1 sha224 sha256 sha384 sha512` or `best` (md5 and sha1); default `best`.
+    pub hash: String,
+    /// `content`, `stats`, `all` or `none` (default).
+    pub report: String,
+    /// `update_hashes`: a changed hash replaces the stored one (default false).
+    pub update: bool,
+}
+
+impl Default for ChangeSpec {
+    fn default() -> Self {
+        ChangeSpec {
+            hash: "best".into(),
+            report: "none".into(),
+            update: false,
+        }
+    }
 }
 
 impl Attrs {
@@ -417,6 +443,7 @@ impl Engine<'_> {
                 let v = self.scalar_of(&rv).unwrap_or_default();
                 match l.as_str() {
                     "empty_file_before_editing" => a.edit_defaults.empty_before_use = truthy(&v),
+                    "recognize_join" => a.edit_defaults.recognize_join = truthy(&v),
                     "edit_backup" => a.edit_defaults.backup = v,
                     "rotate" => a.edit_defaults.rotate = v.trim().parse().unwrap_or(1),
                     "max_file_size" => {
@@ -427,6 +454,17 @@ impl Engine<'_> {
             }
         }
         a.changes = Self::constraint(p, "changes").is_some();
+        if a.changes {
+            for (l, rv) in self.body_scalars(def, p, "changes") {
+                let v = self.scalar_of(&rv).unwrap_or_default();
+                match l.as_str() {
+                    "hash" => a.change.hash = v,
+                    "report_changes" => a.change.report = v,
+                    "update_hashes" => a.change.update = truthy(&v),
+                    _ => {}
+                }
+            }
+        }
         a
     }
 

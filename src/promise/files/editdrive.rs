@@ -25,8 +25,11 @@ pub struct EditState {
 }
 
 /// The file's lines; a file that is not UTF-8 is read byte for byte (each byte one char, as the
-/// agent's byte-oriented matching sees it), `true` then.
-fn split_lines(text: &[u8]) -> (Vec<String>, bool) {
+/// agent's byte-oriented matching sees it), `true` then. With `recognize_join` a line ending in `\`
+/// is dropped: 3.21's `LoadFileAsItemList` strips the backslash, appends the line to its join buffer
+/// and then clears the buffer without keeping it, so the continued line never reaches the model (nor
+/// the file, if another edit makes the agent save it) (recorded: files/editdefaults-recognize-join).
+fn split_lines(text: &[u8], recognize_join: bool) -> (Vec<String>, bool) {
     let (s, bytes) = match std::str::from_utf8(text) {
         Ok(s) => (s.to_string(), false),
         Err(_) => (text.iter().map(|&b| char::from(b)).collect(), true),
@@ -41,6 +44,9 @@ fn split_lines(text: &[u8]) -> (Vec<String>, bool) {
         if let Some(i) = l.find('\0') {
             l.truncate(i);
         }
+    }
+    if recognize_join {
+        v.retain(|l| !l.ends_with('\\'));
     }
     (v, bytes)
 }
@@ -176,7 +182,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         render_mustache(e, a, pr, path, &old, templ_name.as_deref().unwrap_or(""));
         return;
     }
-    let (original, bytes) = split_lines(&old);
+    let (original, bytes) = split_lines(&old, a.edit_defaults.recognize_join);
     let empty = a.edit_defaults.empty_before_use || a.edit_template.is_some();
     let state = EditState {
         filename: path.to_string(),

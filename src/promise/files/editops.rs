@@ -131,6 +131,57 @@ fn outcome(r: EditResult) -> Option<Outcome> {
     }
 }
 
+/// Stage 7's constraint recheck of an insert_lines promise (`PromiseRecheckAllConstraints`): the
+/// second promise of a bundle using the same literal `select_line_matching` anchor gets an INFO
+/// warning with its location, once per expanded promise (recorded: files/insert-locators). The
+/// anchors are remembered for the run with the first bundle using each; an anchor first used in
+/// another bundle is not reported.
+pub fn recheck_anchor(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) {
+    if e.conditions(p).is_some() {
+        return;
+    }
+    let attrs = e.body_attrs(def, p, "location", "location");
+    let Some(anchor) = attrs
+        .iter()
+        .rev()
+        .find(|(l, _)| l == "select_line_matching")
+        .and_then(|(_, rv)| e.scalar_of(rv))
+    else {
+        return;
+    };
+    if anchor.contains("$(")
+        || anchor.contains("${")
+        || anchor.contains("@(")
+        || anchor.contains("@{")
+    {
+        return;
+    }
+    match e.edit_anchors.get(&anchor) {
+        Some(b) if *b == def.name => {
+            e.log(
+                LogLevel::Info,
+                &format!("insert_lines promise uses the same select_line_matching anchor '{anchor}' as another promise. This will lead to non-convergent behaviour unless 'empty_file_before_editing' is set"),
+            );
+            let file = e.file_path(def.file);
+            let line = e.line_of(p);
+            e.log(
+                LogLevel::Info,
+                &format!(
+                    "Promise belongs to bundle '{}' in file '{file}' near line {line}",
+                    def.name
+                ),
+            );
+            if let Some(c) = scalar(e, p, "comment") {
+                e.log(LogLevel::Info, &format!("Comment is '{c}'"));
+            }
+        }
+        Some(_) => {}
+        None => {
+            e.edit_anchors.insert(anchor, def.name.clone());
+        }
+    }
+}
+
 /// Evaluates one edit_line sub-promise binding on the model in `e.edit`.
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {
     if let Some(skip) = e.conditions(p) {

@@ -28,11 +28,14 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
         pr.fail(e);
         return false;
     }
-    let is_dir = path.ends_with("/.") || path.ends_with('/');
+    // only `P/.` names a directory (`ReadLastNode` is "."); for `P/` the agent makes `P` as the
+    // file's parent, then fails to create the file `P/` (recorded: files/create-trailing-slash)
+    let is_dir = path.ends_with("/.");
+    let slash = !is_dir && path.ends_with('/');
     let target = vfs::normalize(path);
     // missing parents
     let mut missing = Vec::new();
-    let mut p = if is_dir {
+    let mut p = if is_dir || slash {
         target.clone()
     } else {
         vfs::parent(&target).to_string()
@@ -104,6 +107,14 @@ pub fn create(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> boo
             let _ = v.mkdir(b, d, 0o700);
         }
         pr.change(e, &format!("Created directory for '{path}'"));
+    }
+    if slash {
+        e.log(
+            LogLevel::Error,
+            &format!("Error creating file '{path}', mode '{mode:04o}'. (open: 'File exists'). Most likely a dangling symlink is in the way. Refusing to create the target file of dangling symlink (security risk)."),
+        );
+        pr.fail(e);
+        return false;
     }
     if fifo {
         let (v, b) = e.host.vfs_mut();
@@ -220,6 +231,9 @@ pub fn verify_leaf_at(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str
     if a.perms.is_some() || a.changes {
         // VerifyFileAttributes: the path is in the agent's list of evaluated files
         e.host.vfs.keep(path);
+    }
+    if a.changes {
+        integrity(e, a, pr, path);
     }
     if a.perms.is_some() {
         perms(e, a, pr, path, which == Leaf::Final);
@@ -623,5 +637,95 @@ pub fn content(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, c: &s
             );
             pr.fail(e);
         }
+    }
+}
+
+/// `VerifyFileIntegrity` of a regular file with a `changes` body reporting content (`content`, `all`):
+/// each hash is compared with the run's change database. A new entry is stored (`Stored md5 hash …`,
+/// repaired); a different one is reported (`Hash 'md5' for 'P' changed!`, class `checksum_alerts`)
+/// and replaced with `update_hashes`. The database is written only in a normal run (the agent's
+/// `MakingInternalChanges`): a dry run or simulation says what it should record, a new entry counting
+/// as a change to record (recorded: files/changes-detect-content). The agent checks each path twice
+/// (the first and the final leaf check), so a dry run says it twice.
+pub fn integrity(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
+    if !matches!(a.change.report.as_str(), "content" | "all") {
+        return;
+    }
+    if lstat(e, path).is_none_or(|m| m.kind != Kind::File) {
+        return;
+    }
+    let content = {
+        let (v, b) = e.host.vfs_mut();
+        match v.read(b, path) {
+            Ok(c) => c,
+            Err(_) => return,
+        }
+    };
+    let algos: &[&str] = if a.change.hash == "best" {
+        &["md5", "sha1"]
+    } else {
+        &[a.change.hash.as_str()]
+    };
+    let internal = !e.opts.dry_run && !pr.warn_only;
+    let mut changed = false;
+    for algo in algos {
+        let digest = crate::functions::strings::digest_hex(algo, &content);
+        let shown = format!("{}={digest}", hash_label(algo));
+        let stored = {
+            let (v, b) = e.host.vfs_mut();
+            crate::host::changedb::get(v, b, algo, path)
+        };
+        match stored {
+            None if internal => {
+                let (v, b) = e.host.vfs_mut();
+                crate::host::changedb::put(v, b, algo, path, &digest);
+                pr.change(e, &format!("Stored {algo} hash for '{path}' ({shown})"));
+            }
+            None => {
+                pr.should(e, &format!("record change of hash for file '{path}'"));
+                changed = true;
+            }
+            Some(old) if old != digest => {
+                e.log(
+                    LogLevel::Info,
+                    &format!("Hash '{algo}' for '{path}' changed!"),
+                );
+                e.ctx
+                    .define_global("default", "checksum_alerts", Vec::new());
+                if a.change.update {
+                    if internal {
+                        let (v, b) = e.host.vfs_mut();
+                        crate::host::changedb::put(v, b, algo, path, &digest);
+                        pr.change(e, &format!("Updated {algo} hash for '{path}' ({shown})"));
+                    } else {
+                        pr.should(e, &format!("update hash for file '{path}'"));
+                    }
+                }
+                changed = true;
+            }
+            Some(_) => {}
+        }
+    }
+    if changed {
+        if internal {
+            pr.change(e, &format!("Recorded integrity changes in '{path}'"));
+        } else {
+            pr.should(e, &format!("record integrity changes in '{path}'"));
+        }
+    }
+    // the attribute check itself is kept whatever the hashes said (recorded: kept with repaired in
+    // the first run, with failed in a dry run)
+    pr.kept(e);
+}
+
+/// The digest's name as the agent prints it before `=` (`HashPrintSafe`).
+fn hash_label(algo: &str) -> &'static str {
+    match algo {
+        "md5" => "MD5",
+        "sha1" => "SHA",
+        "sha224" => "SHA224",
+        "sha384" => "SHA384",
+        "sha512" => "SHA512",
+        _ => "SHA256",
     }
 }

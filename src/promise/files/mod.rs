@@ -401,6 +401,7 @@ fn verify_path(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) -> Ex
             } else if m.kind == Kind::File && a.changes {
                 // VerifyFileAttributes
                 e.host.vfs.keep(&path);
+                leaf::integrity(e, a, pr, &path);
             }
         } else if a.changes {
             e.log(
