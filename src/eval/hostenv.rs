@@ -11,6 +11,7 @@ use crate::expr::host::{
 };
 use crate::expr::localhost::LocalHost;
 use crate::host::vfs::{BaseFs, Kind, Vfs};
+use crate::host::packages::PackageState;
 use crate::host::{Host, LocalBase};
 
 /// The run's host seen through `HostEnv`.
@@ -23,6 +24,8 @@ pub struct HostAdapter<'a> {
     pub allow_network: bool,
     /// The run's changes to the host's files, over the host's files as the base.
     pub vfs: Vfs,
+    /// The run's view of the host's package database (profile hosts; packages promises change it).
+    pub packages: PackageState,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -35,6 +38,7 @@ impl<'a> HostAdapter<'a> {
             allow_exec: false,
             allow_network: false,
             vfs: Vfs::new(host.time.epoch),
+            packages: PackageState::new(&host.packages),
         }
     }
 
@@ -184,6 +188,23 @@ impl HostEnv for HostAdapter<'_> {
             .as_ref()
             .map(|l| l.packages(updates))
             .unwrap_or_default()
+    }
+    fn module_packages(&self, modules: &[String], updates: bool) -> Option<Vec<PackageInfo>> {
+        if self.local.is_some() {
+            return None;
+        }
+        let mut out = Vec::new();
+        for m in modules {
+            for p in self.packages.cached(m, updates) {
+                out.push(PackageInfo {
+                    name: p.name,
+                    version: p.version,
+                    arch: p.arch,
+                    method: m.clone(),
+                });
+            }
+        }
+        Some(out)
     }
     fn lastseen(&self) -> Option<Vec<LastSeen>> {
         match &self.local {

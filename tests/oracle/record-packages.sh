@@ -19,7 +19,8 @@
 # they did not exist before the recording started). So every mode starts with an empty package cache.
 #
 # Written to policies/packages/<NAME>/expected/:
-#   I.out I.rc installed    -K -I (fresh scratch), exit code, the fake inventory installed.txt after it (sorted)
+#   I.out I.rc installed    -K -I (fresh scratch), exit code, the fake inventory after it (sorted installed.txt,
+#                           or dpkg.txt for a legacy package_method case)
 #   I2.out                  -K -I again on what the first run left (convergence)
 #   n.out n.rc              -K -n
 #   default.out             -K
@@ -73,7 +74,7 @@ for name in "$@"; do
     normalise <"$tmp/raw" >"$tmp/$out.out"
   }
   if fresh; then
-    agent I -I; echo "$rc" >"$tmp/I.rc"; sort "$scratch/installed.txt" >"$tmp/installed" 2>/dev/null
+    agent I -I; echo "$rc" >"$tmp/I.rc"; if grep -q package_method "$dir/policy.cf"; then sort "$scratch/dpkg.txt"; else sort "$scratch/installed.txt"; fi >"$tmp/installed" 2>/dev/null
     agent I2 -I
   else ok=no; fi
   if [ $ok = yes ] && fresh; then agent n -n; echo "$rc" >"$tmp/n.rc"; else ok=no; fi

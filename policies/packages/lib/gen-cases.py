@@ -133,6 +133,8 @@ case("lg-update", "legacy update with a newer version in the fake repository.", 
 case("lg-verify", "legacy verify of an installed package without a verify command.", lg("bash", "verify"), legacy=True)
 case("lg-warn-add", "legacy add, warn-only.", lg("nginx", "add", attrs=["action => warn"]), legacy=True)
 case("lg-addupdate-missing", "legacy addupdate of a missing package.", lg("nginx", "addupdate"), legacy=True)
+case("lg-warn-delete", "legacy delete, warn-only.", lg("vim", "delete", attrs=["action => warn"]), legacy=True)
+case("lg-delete-bulk", "legacy delete of two installed packages in bulk mode.", lg("$(p)", "delete", "bulk"), legacy=True, vars_='    "p" slist => { "bash", "vim" };\n')
 case("lg-loop-mixed", "legacy add over a list: one installed, one missing.", lg("$(p)", "add"), legacy=True, vars_='    "p" slist => { "bash", "nginx" };\n')
 
 def write(c):
