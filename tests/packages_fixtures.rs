@@ -12,6 +12,8 @@
 //! between the two runs: the second run's `packagesmatching` sees the first run's last query). The test fails when a mode matches fewer cases than its
 //! floor (measured; raise, never lower).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,7 +39,12 @@ fn root() -> PathBuf {
 /// the prefixes (the floors are then not checked).
 fn cases() -> Vec<PathBuf> {
     let only: Vec<String> = std::env::var("CFSIM_PACKAGES_ONLY")
-        .map(|v| v.split(',').filter(|p| !p.is_empty()).map(String::from).collect())
+        .map(|v| {
+            v.split(',')
+                .filter(|p| !p.is_empty())
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default();
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies/packages"))
         .map(|rd| {
@@ -79,7 +86,13 @@ fn profile(files_root: &Path, inv: &Value, cache: &str, at: &Path) {
 }
 
 /// Runs cfsim on the case; returns (output, result JSON).
-fn run(case: &Path, files_root: &Path, inv: &Value, cache: &str, flags: &[&str]) -> (String, Value) {
+fn run(
+    case: &Path,
+    files_root: &Path,
+    inv: &Value,
+    cache: &str,
+    flags: &[&str],
+) -> (String, Value) {
     let prof = files_root.with_extension("profile.json");
     profile(files_root, inv, cache, &prof);
     let result = files_root.with_extension("result.json");
@@ -106,7 +119,9 @@ fn run(case: &Path, files_root: &Path, inv: &Value, cache: &str, flags: &[&str])
 /// replaces the package of that name and architecture and drops its update; a removal drops it).
 fn after(inv: &Value, result: &Value) -> Value {
     let mut inv = inv.clone();
-    let same = |p: &Value, n: &Value, a: &Value| p["name"] == *n && p["arch"].as_str().unwrap_or("amd64") == a.as_str().unwrap_or("");
+    let same = |p: &Value, n: &Value, a: &Value| {
+        p["name"] == *n && p["arch"].as_str().unwrap_or("amd64") == a.as_str().unwrap_or("")
+    };
     for c in result["packages"].as_array().cloned().unwrap_or_default() {
         let (n, a) = (&c["name"], &c["arch"]);
         for list in ["installed", "updates"] {
@@ -175,10 +190,9 @@ fn packages_cases_match_the_real_agent() {
     let mut failed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (i, case) in cases.iter().enumerate() {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let inv: Value = serde_json::from_str(
-            &std::fs::read_to_string(case.join("inventory.json")).unwrap(),
-        )
-        .unwrap();
+        let inv: Value =
+            serde_json::from_str(&std::fs::read_to_string(case.join("inventory.json")).unwrap())
+                .unwrap();
         let legacy = std::fs::read_to_string(case.join("policy.cf"))
             .unwrap_or_default()
             .contains("package_method");

@@ -10,8 +10,8 @@ use crate::expr::host::{
     ShellMode, UserInfo,
 };
 use crate::expr::localhost::LocalHost;
-use crate::host::vfs::{BaseFs, Kind, Vfs};
 use crate::host::packages::PackageState;
+use crate::host::vfs::{BaseFs, Kind, Vfs};
 use crate::host::{Host, LocalBase};
 
 /// The run's host seen through `HostEnv`.

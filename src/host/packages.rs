@@ -58,7 +58,11 @@ impl Reader<'_> {
             None | Some("warm") => true,
             Some("cold") => false,
             Some(other) => {
-                return self.err("packages.cache", "\"warm\" or \"cold\"", format!("'{other}'"))
+                return self.err(
+                    "packages.cache",
+                    "\"warm\" or \"cold\"",
+                    format!("'{other}'"),
+                )
             }
         };
         Ok(PackageDb {
@@ -188,9 +192,16 @@ impl PackageState {
 
     /// What installing `name` would install: the first of the updates, then the repository, with the
     /// version and architecture when given (as the fake module of the corpus picks it).
-    pub fn candidate(&self, name: &str, version: Option<&str>, arch: Option<&str>) -> Option<&Package> {
+    pub fn candidate(
+        &self,
+        name: &str,
+        version: Option<&str>,
+        arch: Option<&str>,
+    ) -> Option<&Package> {
         self.updates.iter().chain(self.available.iter()).find(|p| {
-            p.name == name && version.is_none_or(|v| v == p.version) && arch.is_none_or(|a| a == p.arch)
+            p.name == name
+                && version.is_none_or(|v| v == p.version)
+                && arch.is_none_or(|a| a == p.arch)
         })
     }
 

@@ -64,10 +64,7 @@ fn manager_name(e: &mut Engine<'_>, p: &Promise) -> String {
 
 /// The installed packages as `(name, version, arch)`: the profile's result for the list command, else
 /// the database.
-fn installed_list(
-    e: &mut Engine<'_>,
-    body: &[(String, String)],
-) -> Vec<(String, String, String)> {
+fn installed_list(e: &mut Engine<'_>, body: &[(String, String)]) -> Vec<(String, String, String)> {
     let get = |k: &str| body.iter().find(|(l, _)| l == k).map(|(_, v)| v.clone());
     if let Some(cmd) = get("package_list_command") {
         if let Some(r) = e.host.host.command(&cmd) {
@@ -187,9 +184,11 @@ pub fn evaluate(
     let command = get(key).unwrap_or_default();
     let bulk = get("package_changes").as_deref() == Some("bulk");
     let manager = manager_name(e, p);
-    let Some(rc_def) = e.bundles.iter().find(|b| std::ptr::eq(b.as_ref(), def)).cloned() else {
-        return None;
-    };
+    let rc_def = e
+        .bundles
+        .iter()
+        .find(|b| std::ptr::eq(b.as_ref(), def))
+        .cloned()?;
     e.package_schedule.push(Scheduled {
         def: rc_def,
         promise: p.clone(),

@@ -20,10 +20,7 @@ fn module_name(e: &mut Engine<'_>, p: &Promise) -> Option<String> {
         Some(crate::syntax::ast::Rval::Scalar(s)) => Some(e.expand(&s.value).text),
         Some(crate::syntax::ast::Rval::Call(c)) => Some(c.name.clone()),
         Some(_) => None,
-        None => match e
-            .ctx
-            .get_var("default", "control_common", "package_module")
-        {
+        None => match e.ctx.get_var("default", "control_common", "package_module") {
             Some(Value::Scalar(_, s)) if !s.is_empty() => Some(s),
             _ => None,
         },
@@ -81,7 +78,9 @@ pub fn evaluate(
         );
         e.log(
             LogLevel::Error,
-            &format!("Some error occurred while contacting package module for promise '{promiser}'"),
+            &format!(
+                "Some error occurred while contacting package module for promise '{promiser}'"
+            ),
         );
         return Some(fail(e, def, p));
     }
