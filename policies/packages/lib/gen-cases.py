@@ -135,6 +135,11 @@ case("lg-warn-add", "legacy add, warn-only.", lg("nginx", "add", attrs=["action 
 case("lg-addupdate-missing", "legacy addupdate of a missing package.", lg("nginx", "addupdate"), legacy=True)
 case("lg-warn-delete", "legacy delete, warn-only.", lg("vim", "delete", attrs=["action => warn"]), legacy=True)
 case("lg-delete-bulk", "legacy delete of two installed packages in bulk mode.", lg("$(p)", "delete", "bulk"), legacy=True, vars_='    "p" slist => { "bash", "vim" };\n')
+case("lg-loop-classes", "legacy add over a list with per-package outcome classes: the classes are set when the schedule runs, named after each promise's iteration.", lg("$(p)", "add", cls="t_$(p)"), legacy=True,
+     inv={"installed": [BASH], "updates": [], "available": [NGINX, {"name": "curl", "version": "7.88.1-10", "arch": "amd64"}]},
+     vars_='    "p" slist => { "nginx", "curl", "bash" };\n')
+case("pm-loop-classes", "package_module present over a list with per-package outcome classes.", pm("$(p)", ['policy => "present"'], "t_$(p)"),
+     vars_='    "p" slist => { "nginx", "bash" };\n')
 case("lg-loop-mixed", "legacy add over a list: one installed, one missing.", lg("$(p)", "add"), legacy=True, vars_='    "p" slist => { "bash", "nginx" };\n')
 
 def write(c):

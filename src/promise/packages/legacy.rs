@@ -189,9 +189,10 @@ pub fn evaluate(
         .iter()
         .find(|b| std::ptr::eq(b.as_ref(), def))
         .cloned()?;
+    let promise = frozen(e, p);
     e.package_schedule.push(Scheduled {
         def: rc_def,
-        promise: p.clone(),
+        promise,
         name: promiser.to_string(),
         action,
         manager,
@@ -199,6 +200,25 @@ pub fn evaluate(
         command,
     });
     None
+}
+
+/// A copy of `p` whose `classes` body arguments are expanded now: the outcome classes are set when the
+/// schedule runs, after the iteration's bindings are gone (recorded: `lg-loop-classes`).
+fn frozen(e: &Engine<'_>, p: &Promise) -> Promise {
+    let mut q = p.clone();
+    for c in &mut q.constraints {
+        if c.lval != "classes" {
+            continue;
+        }
+        if let Rval::Call(call) = &mut c.rval {
+            for a in &mut call.args {
+                if let Rval::Scalar(sc) = a {
+                    sc.value = e.expand(&sc.value).text;
+                }
+            }
+        }
+    }
+    q
 }
 
 /// Runs the schedule (the agent's `ExecuteScheduledPackages`, at the end of a bundle).
