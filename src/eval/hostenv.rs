@@ -10,6 +10,7 @@ use crate::expr::host::{
     ProcessInfo, ShellMode, UserInfo,
 };
 use crate::expr::localhost::LocalHost;
+use crate::host::packages::PackageState;
 use crate::host::vfs::{BaseFs, Kind, Vfs};
 use crate::host::{Host, LocalBase};
 
@@ -25,6 +26,8 @@ pub struct HostAdapter<'a> {
     pub vfs: Vfs,
     /// The answer for a command neither the profile nor `--exec` answers (`--assume-commands`).
     pub assume: Option<Assume>,
+    /// The run's view of the host's package database (profile hosts; packages promises change it).
+    pub packages: PackageState,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -38,6 +41,7 @@ impl<'a> HostAdapter<'a> {
             allow_network: false,
             vfs: Vfs::new(host.time.epoch),
             assume: None,
+            packages: PackageState::new(&host.packages),
         }
     }
 
@@ -190,6 +194,23 @@ impl HostEnv for HostAdapter<'_> {
             .as_ref()
             .map(|l| l.packages(updates))
             .unwrap_or_default()
+    }
+    fn module_packages(&self, modules: &[String], updates: bool) -> Option<Vec<PackageInfo>> {
+        if self.local.is_some() {
+            return None;
+        }
+        let mut out = Vec::new();
+        for m in modules {
+            for p in self.packages.cached(m, updates) {
+                out.push(PackageInfo {
+                    name: p.name,
+                    version: p.version,
+                    arch: p.arch,
+                    method: m.clone(),
+                });
+            }
+        }
+        Some(out)
     }
     fn lastseen(&self) -> Option<Vec<LastSeen>> {
         match &self.local {

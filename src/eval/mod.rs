@@ -246,6 +246,8 @@ pub struct Engine<'h> {
     pub file_cache: Option<std::sync::Arc<prefetch::FileCache>>,
     /// The file an `edit_line` bundle is editing (set while it runs).
     pub edit: Option<crate::promise::files::EditState>,
+    /// Legacy `package_method` actions scheduled in the bundle under evaluation (run at its end).
+    pub package_schedule: Vec<crate::promise::packages::legacy::Scheduled>,
 }
 
 impl<'h> Engine<'h> {
@@ -300,6 +302,7 @@ impl<'h> Engine<'h> {
             agent_component: true,
             file_cache: None,
             edit: None,
+            package_schedule: Vec::new(),
         };
         e.add_loaded(loaded);
         e

@@ -193,6 +193,8 @@ impl Engine<'_> {
                 break;
             }
         }
+        // the legacy package schedule runs when the bundle's passes are over
+        crate::promise::packages::legacy::execute(self);
         let counts = self.counts.pop().unwrap_or_default();
         // a fatal error exits the agent at once: no summary, no end banner (recorded)
         if !self.fatal {

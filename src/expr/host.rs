@@ -160,6 +160,12 @@ pub trait HostEnv {
     fn disk_free(&self, path: &str) -> Option<i64>;
     /// The agent's package inventory (installed, or available updates).
     fn packages(&self, updates: bool) -> Vec<PackageInfo>;
+    /// The inventory caches of the package modules `modules` (`package_inventory`) as a simulated
+    /// host's run holds them; `None` where the host has no simulated package state (the local
+    /// machine: its agent's databases are read instead).
+    fn module_packages(&self, _modules: &[String], _updates: bool) -> Option<Vec<PackageInfo>> {
+        None
+    }
     /// The lastseen database; `None` when it cannot be read.
     fn lastseen(&self) -> Option<Vec<LastSeen>>;
 }

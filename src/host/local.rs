@@ -122,6 +122,7 @@ pub fn discover() -> Result<Host, HostError> {
         groups: parse_group(&read("/etc/group").unwrap_or_default()),
         current_user,
         cf_components,
+        packages: super::packages::PackageDb::default(),
     })
 }
 

@@ -17,6 +17,7 @@ pub mod keydigest;
 pub mod local;
 pub mod names;
 pub mod os_classes;
+pub mod packages;
 pub mod profile;
 pub mod profile_out;
 mod profile_parts;
@@ -76,6 +77,9 @@ pub struct Host {
     pub current_user: String,
     /// Which cf-* binaries exist in `/usr/bin` (`sys.cf_agent` …); default: all of a Debian package.
     pub cf_components: Vec<String>,
+    /// The package database (profile field `packages`; empty for the local machine, whose
+    /// functions read the agent's own inventory files).
+    pub packages: packages::PackageDb,
 }
 
 /// Kernel and distribution facts.

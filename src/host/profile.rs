@@ -56,6 +56,7 @@ const TOP_FIELDS: &[&str] = &[
     "groups",
     "current_user",
     "cf_components",
+    "packages",
 ];
 const OS_FIELDS: &[&str] = &[
     "kernel",
@@ -394,6 +395,7 @@ impl Reader<'_> {
             groups: self.groups(m.get("groups"))?,
             current_user,
             cf_components,
+            packages: self.packages(m.get("packages"))?,
         })
     }
 

@@ -9,6 +9,7 @@ pub mod defaults;
 pub mod files;
 pub mod meta;
 pub mod methods;
+pub mod packages;
 pub mod reports;
 pub mod unsimulated;
 pub mod vars;
@@ -34,6 +35,7 @@ pub fn evaluate(
         "meta" => meta::evaluate(e, def, p, promiser),
         "defaults" => defaults::evaluate(e, def, p, promiser),
         "files" => files::evaluate(e, def, p, promiser),
+        "packages" => packages::evaluate(e, def, p, promiser),
         "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits"
             if e.edit.is_some() =>
         {

@@ -9,7 +9,6 @@ use crate::syntax::ast::Promise;
 
 /// Built-in promise types that are parsed but not simulated.
 pub const NOT_SIMULATED: &[&str] = &[
-    "packages",
     "services",
     "processes",
     "users",

@@ -222,6 +222,19 @@ pub fn simulate_policy(
                 "files".into(),
                 crate::host::writeroot::changes_json(&files)["changes"].clone(),
             );
+            m.insert(
+                "packages".into(),
+                serde_json::Value::Array(
+                    e.host
+                        .packages
+                        .applied
+                        .iter()
+                        .map(|a| {
+                            serde_json::json!({"name": a.name, "version": a.version, "arch": a.arch, "action": a.action})
+                        })
+                        .collect(),
+                ),
+            );
         }
     }
     RunResult {

@@ -119,7 +119,7 @@ pub fn report(e: &Engine<'_>, mode: Mode, info: bool) -> String {
         renames: vfs.renames(),
         changed: &changed,
         unmodified: &unmodified,
-        packages: &[],
+        packages: &e.host.packages.ops,
         info,
     };
     simreport::render(&r)
