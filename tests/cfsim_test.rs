@@ -541,3 +541,36 @@ fn unknown_commands_and_assume_commands() {
         "{text}"
     );
 }
+
+/// `packages:` expectations read the package database the run left: installed, absent or a version;
+/// a wrong one names the package with both states.
+#[test]
+fn package_expectations() {
+    let ok = cfsim_test(&["tests/specs_packages/site.cfsim.yaml"]);
+    assert_eq!(ok.status.code(), Some(0), "{}{}", out(&ok), err(&ok));
+    assert!(out(&ok).contains("1 passed, 0 failed"), "{}", out(&ok));
+    let dir = std::env::temp_dir().join(format!("cfsim-pkg-spec-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let spec = dir.join("wrong.cfsim.yaml");
+    let site = root().join("tests/specs_packages");
+    std::fs::write(
+        &spec,
+        format!(
+            "policy: {0}/site.cf\nhosts: [{0}/web1.json]\ntests:\n  - name: wrong\n    expect:\n      packages:\n        telnet: installed\n        bash: \"5.2.15-2\"\n",
+            site.display()
+        ),
+    )
+    .unwrap();
+    let bad = cfsim_test(&[spec.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(bad.status.code(), Some(1), "{}", out(&bad));
+    let text = out(&bad);
+    assert!(
+        text.contains("package 'telnet'") && text.contains("+ actual:   absent"),
+        "{text}"
+    );
+    assert!(
+        text.contains("package 'bash'") && text.contains("installed 5.2.21-1 (amd64)"),
+        "{text}"
+    );
+}

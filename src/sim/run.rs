@@ -84,6 +84,8 @@ pub struct RunResult {
     pub file_parents: Vec<(String, crate::host::vfs::Node)>,
     /// The virtual file system as the run left it (over the host's files).
     pub vfs: Option<crate::host::vfs::Vfs>,
+    /// The package database as the run left it.
+    pub packages: Option<crate::host::packages::PackageState>,
 }
 
 /// The output and exit code of a policy that could not be loaded or pre-evaluated.
@@ -246,6 +248,7 @@ pub fn simulate_policy(
         files,
         file_parents,
         vfs: Some(e.host.vfs.clone()),
+        packages: Some(e.host.packages.clone()),
     }
 }
 

@@ -180,7 +180,7 @@ fn check(e: &Expect, r: &Json) -> Option<(String, String, String)> {
             }
         }
         // checked against the run's file system by `check_file`
-        Expect::File(..) => None,
+        Expect::File(..) | Expect::Package(..) => None,
         Expect::Var(name, want) => {
             let key = full_name(name);
             let var = r["variables"]
@@ -237,6 +237,32 @@ fn describe(w: &VarExpect) -> String {
         VarExpect::Matches(r) => format!("matching /{r}/"),
         VarExpect::Unset => "unset".into(),
     }
+}
+
+/// Checks a package expectation (`installed`, `absent` or a version) against the package database
+/// the run left.
+fn check_package(
+    name: &str,
+    want: &str,
+    db: &crate::host::packages::PackageState,
+) -> Option<(String, String, String)> {
+    let found = db.find_installed(name, None);
+    let actual = if found.is_empty() {
+        "absent".to_string()
+    } else {
+        let mut v: Vec<String> = found
+            .iter()
+            .map(|p| format!("{} ({})", p.version, p.arch))
+            .collect();
+        v.sort();
+        format!("installed {}", v.join(", "))
+    };
+    let ok = match want {
+        "installed" => !found.is_empty(),
+        "absent" => found.is_empty(),
+        version => found.iter().any(|p| p.version == version),
+    };
+    (!ok).then(|| (format!("package '{name}'"), want.to_string(), actual))
 }
 
 /// Checks a file expectation against the file system the run left (`vfs` over the host's files).
@@ -468,8 +494,9 @@ pub fn run_case(
     }
     for (line, e) in &case.expect {
         out.checked += 1;
-        let failed = match (e, &r.vfs) {
-            (Expect::File(path, want), Some(vfs)) => check_file(path, want, vfs, &host),
+        let failed = match (e, &r.vfs, &r.packages) {
+            (Expect::File(path, want), Some(vfs), _) => check_file(path, want, vfs, &host),
+            (Expect::Package(name, want), _, Some(db)) => check_package(name, want, db),
             _ => check(e, &result),
         };
         if let Some((message, expected, actual)) = failed {

@@ -50,6 +50,8 @@ pub enum Expect {
     ExitCode(u8),
     /// A path on the virtual host after the run.
     File(String, FileExpect),
+    /// A package after the run: `installed`, `absent`, or the version installed.
+    Package(String, String),
 }
 
 /// What a file should be after the run (each given part is checked).
@@ -283,6 +285,7 @@ impl Reader<'_> {
                 "outcomes",
                 "exit_code",
                 "files",
+                "packages",
             ],
         )?;
         let mut out = Vec::new();
@@ -369,6 +372,22 @@ impl Reader<'_> {
                             o.line,
                             Expect::Outcome(self.string(h, "a handle")?, outcome),
                         ));
+                    }
+                }
+                "packages" => {
+                    let Some(pm) = v.map() else {
+                        return self.err(
+                            v,
+                            "packages must map package names to installed, absent or a version",
+                        );
+                    };
+                    for (name, want) in pm {
+                        let name = self.string(name, "a package name")?;
+                        let want_s = self.string(want, "installed, absent or a version")?;
+                        if want_s.is_empty() {
+                            return self.err(want, "use installed, absent or a version");
+                        }
+                        out.push((want.line, Expect::Package(name, want_s)));
                     }
                 }
                 "files" => {
