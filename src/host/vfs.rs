@@ -130,6 +130,16 @@ impl BaseFs for EmptyBase {
     }
 }
 
+/// The promise acting on the file system (for `--changes=json`): set by the files promise being
+/// evaluated, recorded with every change it makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    pub bundle: String,
+    pub handle: Option<String>,
+    pub file: String,
+    pub line: usize,
+}
+
 /// What a change did to a path (for the journal and `--changes=json`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
@@ -196,6 +206,10 @@ pub struct Vfs {
     originals: IndexMap<String, Option<Node>>,
     /// Every change in order.
     changes: Vec<Change>,
+    /// The promise acting now (see [`Actor`]).
+    pub actor: Option<Actor>,
+    /// The promises that changed each path, in order, each once.
+    actors: IndexMap<String, Vec<Actor>>,
     /// Renames made by the run: (new, old).
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
@@ -472,6 +486,17 @@ impl Vfs {
             path: path.to_string(),
             action,
         });
+        if let Some(a) = &self.actor {
+            let list = self.actors.entry(path.to_string()).or_default();
+            if !list.contains(a) {
+                list.push(a.clone());
+            }
+        }
+    }
+
+    /// The promises that changed `path` (exact path) in this run.
+    pub fn actors_of(&self, path: &str) -> &[Actor] {
+        self.actors.get(path).map_or(&[], Vec::as_slice)
     }
 
     /// The parent of `path` must be an existing directory (after resolution).
@@ -723,6 +748,8 @@ impl Vfs {
             overlay: self.overlay.clone(),
             originals: IndexMap::new(),
             changes: Vec::new(),
+            actor: None,
+            actors: IndexMap::new(),
             renames: Vec::new(),
             evaluated: IndexMap::new(),
             kept: Vec::new(),

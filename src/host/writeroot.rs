@@ -16,6 +16,8 @@ pub struct FileChange {
     pub path: String,
     pub before: Option<Node>,
     pub after: Option<Node>,
+    /// The promises that changed it.
+    pub promises: Vec<super::vfs::Actor>,
 }
 
 /// Every path the run changed, in first-change order, with its state before and after; paths whose
@@ -31,6 +33,7 @@ pub fn changes(vfs: &Vfs, base: &dyn BaseFs) -> Vec<FileChange> {
             path: path.to_string(),
             before: before.cloned(),
             after,
+            promises: vfs.actors_of(path).to_vec(),
         });
     }
     out
@@ -203,6 +206,30 @@ fn node_json(n: &Node) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
+/// A unified diff (GNU `diff -u` alignment, labels `a/PATH` and `b/PATH`) of a text file the run
+/// created, modified or removed; `None` for other objects or content that is not text (not UTF-8, or
+/// with a NUL byte).
+fn text_diff(c: &FileChange) -> Option<String> {
+    let text = |n: Option<&Node>| -> Option<Vec<u8>> {
+        match n {
+            None => Some(Vec::new()),
+            Some(n) if n.meta.kind == Kind::File => {
+                let b = n.content.as_deref().map(|v| v.to_vec()).unwrap_or_default();
+                (std::str::from_utf8(&b).is_ok() && !b.contains(&0)).then_some(b)
+            }
+            Some(_) => None,
+        }
+    };
+    let old = text(c.before.as_ref())?;
+    let new = text(c.after.as_ref())?;
+    if old == new {
+        return None;
+    }
+    let label = |side: &str| format!("{side}{}", c.path);
+    let d = super::simreport::unified_diff(&old, &new, &label("a"), &label("b"));
+    String::from_utf8(d).ok()
+}
+
 /// The action a change stands for: created, removed, modified, type_changed.
 pub fn action(c: &FileChange) -> &'static str {
     match (&c.before, &c.after) {
@@ -230,6 +257,22 @@ pub fn changes_json(changes: &[FileChange]) -> serde_json::Value {
                 "after".into(),
                 c.after.as_ref().map_or(serde_json::Value::Null, node_json),
             );
+            let promises: Vec<serde_json::Value> = c
+                .promises
+                .iter()
+                .map(|a| {
+                    serde_json::json!({
+                        "bundle": a.bundle,
+                        "handle": a.handle,
+                        "file": a.file,
+                        "line": a.line,
+                    })
+                })
+                .collect();
+            m.insert("promises".into(), promises.into());
+            if let Some(d) = text_diff(c) {
+                m.insert("diff".into(), d.into());
+            }
             serde_json::Value::Object(m)
         })
         .collect();

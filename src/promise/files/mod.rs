@@ -46,6 +46,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         return;
     }
     e.verbose_promise_begin(def, "files", p, promiser);
+    // every change from here on is this promise's (`--changes=json`)
+    e.host.vfs.actor = Some(crate::host::vfs::Actor {
+        bundle: def.name.clone(),
+        handle: Engine::constraint(p, "handle").and_then(|rv| e.scalar_of(rv)),
+        file: e.file_path(def.file),
+        line: e.line_of(p),
+    });
     if !a.any_action() {
         e.log(
             LogLevel::Warning,
