@@ -75,7 +75,7 @@ pub struct Entry {
     /// of `content` when it is given; symlinks print the length of the chroot's link (see [`render`]).
     pub size: u64,
     /// Files: the contents.
-    pub content: Option<Vec<u8>>,
+    pub content: Option<std::sync::Arc<Vec<u8>>>,
     /// Symlinks: the target as `readlink` returns it after a real run (relative or absolute).
     pub target: Option<String>,
     /// Directories: the entries (without `.`/`..`) in the order to print them (readdir order), with their
@@ -347,7 +347,7 @@ fn details(out: &mut Out, chroot: &str, e: &Entry, created: bool) {
     match e.kind {
         Kind::File => {
             out.str("\n");
-            file_contents(out, e.content.as_deref().unwrap_or_default());
+            file_contents(out, e.content.as_deref().map_or(&[][..], Vec::as_slice));
         }
         Kind::Symlink => {
             out.str("\n");
@@ -425,8 +425,8 @@ fn diff_path(out: &mut Out, r: &Report, path: &str, before: Option<&Entry>, afte
     }
     match a.kind {
         Kind::File => {
-            let old = b.content.as_deref().unwrap_or_default();
-            let new = a.content.as_deref().unwrap_or_default();
+            let old = b.content.as_deref().map_or(&[][..], Vec::as_slice);
+            let new = a.content.as_deref().map_or(&[][..], Vec::as_slice);
             out.bytes(&file_diff(
                 old,
                 new,
@@ -473,7 +473,7 @@ fn type_change_details(out: &mut Out, chroot: &str, b: &Entry, a: &Entry, create
                 Kind::Socket => {
                     out.error("Failed to open file for reading: No such device or address");
                 }
-                _ => file_contents(out, a.content.as_deref().unwrap_or_default()),
+                _ => file_contents(out, a.content.as_deref().map_or(&[][..], Vec::as_slice)),
             }
         }
         _ => details(out, chroot, a, created),
@@ -599,8 +599,8 @@ pub fn dir_diff(r: &Report, path: &str, before: &Entry, after: &Entry) -> Vec<u8
             continue;
         }
         let (Some(c0), Some(c1)) = (
-            e0.and_then(|e| e.content.as_deref()),
-            e1.and_then(|e| e.content.as_deref()),
+            e0.and_then(|e| e.content.as_deref().map(Vec::as_slice)),
+            e1.and_then(|e| e.content.as_deref().map(Vec::as_slice)),
         ) else {
             continue;
         };
@@ -2315,7 +2315,7 @@ Package 'bash' would be absent
 
     fn file(mode: u32, content: &[u8]) -> Option<Entry> {
         Some(Entry {
-            content: Some(content.to_vec()),
+            content: Some(std::sync::Arc::new(content.to_vec())),
             ..base(Kind::File, mode)
         })
     }
@@ -3250,7 +3250,7 @@ Target: '/./target'
                     },
                     group: "g".into(),
                     size: rng.next(),
-                    content: if rng.below(3) == 0 { None } else { Some(bytes) },
+                    content: if rng.below(3) == 0 { None } else { Some(std::sync::Arc::new(bytes)) },
                     target: match rng.below(3) {
                         0 => None,
                         1 => Some(String::new()),

@@ -197,6 +197,35 @@ impl BaseCache {
     }
 }
 
+/// Base contents handed out by [`Vfs::read`] and still held somewhere (a backup node, an edit in
+/// progress): recording a path's original state reuses them instead of reading the file again, so an
+/// edited file's original and its backup share one buffer.
+#[derive(Debug, Default)]
+struct ReadCache(Mutex<HashMap<String, std::sync::Weak<Vec<u8>>>>);
+
+impl Clone for ReadCache {
+    fn clone(&self) -> Self {
+        ReadCache::default()
+    }
+}
+
+impl ReadCache {
+    fn get(&self, path: &str) -> Option<Arc<Vec<u8>>> {
+        let m = match self.0.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        m.get(path).and_then(std::sync::Weak::upgrade)
+    }
+    fn put(&self, path: &str, c: &Arc<Vec<u8>>) {
+        let mut m = match self.0.lock() {
+            Ok(m) => m,
+            Err(p) => p.into_inner(),
+        };
+        m.insert(path.to_string(), Arc::downgrade(c));
+    }
+}
+
 /// The overlay over a base. One per run.
 #[derive(Debug, Default, Clone)]
 pub struct Vfs {
@@ -214,6 +243,8 @@ pub struct Vfs {
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
     base_cache: BaseCache,
+    /// Base contents still in use (see [`ReadCache`]).
+    read_cache: ReadCache,
     /// Paths files promises looked at, in order (the `--simulate` report goes by the agent's own
     /// lists instead: [`Vfs::keep`], [`Vfs::mark_changed`]).
     evaluated: IndexMap<String, ()>,
@@ -413,7 +444,14 @@ impl Vfs {
             return Err(ReadError::Unreadable);
         }
         match self.base_lstat(base, &p) {
-            Some(m) if m.kind == Kind::File => base.read(&p, self.max_read).map(Arc::new),
+            Some(m) if m.kind == Kind::File => {
+                if let Some(c) = self.read_cache.get(&p) {
+                    return Ok(c);
+                }
+                let c = Arc::new(base.read(&p, self.max_read)?);
+                self.read_cache.put(&p, &c);
+                Ok(c)
+            }
             _ => Err(ReadError::Unreadable),
         }
     }
@@ -459,7 +497,10 @@ impl Vfs {
         }
         let meta = self.lstat_exact(base, path)?;
         let content = match meta.kind {
-            Kind::File => base.read(path, self.max_read).ok().map(Arc::new),
+            Kind::File => self
+                .read_cache
+                .get(path)
+                .or_else(|| base.read(path, self.max_read).ok().map(Arc::new)),
             _ => None,
         };
         let target = match meta.kind {
@@ -518,6 +559,17 @@ impl Vfs {
         content: Vec<u8>,
         mode: u32,
     ) -> Result<(), FsError> {
+        self.write_file_shared(base, path, Arc::new(content), mode)
+    }
+
+    /// [`Vfs::write_file`] with contents that may be shared with other nodes (a backup of a file).
+    pub fn write_file_shared(
+        &mut self,
+        base: &dyn BaseFs,
+        path: &str,
+        content: Arc<Vec<u8>>,
+        mode: u32,
+    ) -> Result<(), FsError> {
         let p = self.resolve(base, path, true)?;
         let existing = self.lstat_exact(base, &p);
         let created = existing.is_none();
@@ -538,7 +590,7 @@ impl Vfs {
             p.clone(),
             Some(Node {
                 meta,
-                content: Some(Arc::new(content)),
+                content: Some(content),
                 target: None,
                 opaque: false,
             }),
@@ -756,6 +808,7 @@ impl Vfs {
             reported: IndexMap::new(),
             mirrored: HashSet::new(),
             base_cache: self.base_cache.clone(),
+            read_cache: ReadCache::default(),
             change_db: BTreeMap::new(),
             change_db_loaded: false,
             now: self.now,

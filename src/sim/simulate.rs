@@ -77,7 +77,7 @@ fn entry(
             .content
             .as_ref()
             .map_or(node.meta.size, |c| c.len() as u64),
-        content: node.content.as_ref().map(|c| c.to_vec()),
+        content: node.content.clone(),
         target: node.target.clone(),
         children,
         atime: node.meta.atime,

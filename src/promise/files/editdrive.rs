@@ -53,7 +53,8 @@ fn split_lines(text: &[u8], recognize_join: bool) -> (Vec<String>, bool) {
 
 /// The lines written back, each with its newline (byte-for-byte chars back to their bytes).
 fn join_lines(lines: &[String], bytes: bool) -> Vec<u8> {
-    let mut out = Vec::new();
+    // sized once: the run keeps every edited file's contents, so no slack capacity
+    let mut out = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     for l in lines {
         if bytes {
             for c in l.chars() {
@@ -84,13 +85,10 @@ fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
             .unwrap_or_else(|_| path.to_string())
     };
     let path = resolved.as_str();
+    // shared by the backup and the record of the original state
     let old = {
         let b = e.host.base();
-        e.host
-            .vfs
-            .read(b, path)
-            .map(|c| c.to_vec())
-            .unwrap_or_default()
+        e.host.vfs.read(b, path).unwrap_or_default()
     };
     let mode = stat(e, path).map_or(0o600, |m| m.mode);
     let backup = a.edit_defaults.backup.as_str();
@@ -107,10 +105,10 @@ fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
                     let _ = v.rename(b, &from, &format!("{path}.cf-before-edit.{}", i + 1));
                 }
             }
-            let _ = v.write_file(b, &format!("{path}.cf-before-edit.1"), old, mode);
+            let _ = v.write_file_shared(b, &format!("{path}.cf-before-edit.1"), old, mode);
         }
         _ => {
-            let _ = v.write_file(b, &name, old, mode);
+            let _ = v.write_file_shared(b, &name, old, mode);
         }
     }
     let _ = v.write_file(b, path, content, mode);
