@@ -71,7 +71,16 @@ pub fn discover() -> Result<Host, HostError> {
             "local".into()
         }
     });
-    let users = parse_passwd(&read("/etc/passwd").unwrap_or_default());
+    let mut users = parse_passwd(&read("/etc/passwd").unwrap_or_default());
+    // the shadow password field and expiry, when readable (root): users promises compare them
+    if let Some(text) = read("/etc/shadow") {
+        for (name, password, expire) in super::users::parse_shadow(&text) {
+            if let Some(u) = users.iter_mut().find(|u| u.name == name) {
+                u.password = Some(password);
+                u.expire = Some(expire);
+            }
+        }
+    }
     let uid = read("/proc/self/status").and_then(|s| {
         s.lines().find_map(|l| {
             l.strip_prefix("Uid:")
@@ -196,6 +205,8 @@ fn parse_passwd(text: &str) -> Vec<User> {
                 gecos: f[4].to_string(),
                 home: f[5].to_string(),
                 shell: f[6].to_string(),
+                password: None,
+                expire: None,
             })
         })
         .collect()

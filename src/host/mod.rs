@@ -23,6 +23,7 @@ pub mod simreport;
 pub mod sysvars;
 mod sysvars_net;
 pub mod time;
+pub mod users;
 pub mod vfs;
 pub mod writeroot;
 
@@ -171,6 +172,10 @@ pub struct User {
     pub gecos: String,
     pub home: String,
     pub shell: String,
+    /// The `/etc/shadow` password field (`*`, `!`, a crypt hash, `!hash` when locked), if known.
+    pub password: Option<String>,
+    /// The `/etc/shadow` account expiry field (days since the epoch; empty: none), if known.
+    pub expire: Option<String>,
 }
 
 /// A group entry.

@@ -1,5 +1,5 @@
 //! Promise types: one file per simulated type (`vars`, `classes`, `reports`, `methods`, `commands`,
-//! `meta`, `defaults`) and `unsimulated` for the types a later issue simulates (files, packages, …) and
+//! `meta`, `defaults`, `files`, `users`) and `unsimulated` for the types a later issue simulates (files, packages, …) and
 //! custom promise types. [`evaluate`] dispatches one expanded promise (one iteration binding).
 
 pub mod classes;
@@ -11,6 +11,7 @@ pub mod meta;
 pub mod methods;
 pub mod reports;
 pub mod unsimulated;
+pub mod users;
 pub mod vars;
 
 use crate::eval::{BundleDef, Engine};
@@ -34,6 +35,7 @@ pub fn evaluate(
         "meta" => meta::evaluate(e, def, p, promiser),
         "defaults" => defaults::evaluate(e, def, p, promiser),
         "files" => files::evaluate(e, def, p, promiser),
+        "users" => users::evaluate(e, def, p, promiser),
         "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits"
             if e.edit.is_some() =>
         {
