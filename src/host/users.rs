@@ -130,7 +130,9 @@ impl UserDb {
             }
             None => self
                 .next_id(|n| self.users.iter().any(|x| x.uid == n))
-                .ok_or_else(|| "useradd: can't get unique UID (no more available UIDs)".to_string())?,
+                .ok_or_else(|| {
+                    "useradd: can't get unique UID (no more available UIDs)".to_string()
+                })?,
         };
         let gid = match gid_given {
             Some(g) => g,
@@ -294,7 +296,7 @@ impl UserDb {
     pub fn shadow_text(&self) -> String {
         self.users
             .iter()
-            .map(|u| format!("{}:{}:::::{}:\n", u.name, u.password, u.expire))
+            .map(|u| format!("{}:{}::::::{}:\n", u.name, u.password, u.expire))
             .collect()
     }
 
@@ -415,7 +417,9 @@ mod tests {
         assert_eq!((u.uid, u.gid, u.home.as_str()), (1000, 1000, "/home/u1"));
         assert_eq!(d.secondary_of("u1"), vec!["g1".to_string()]);
         assert!(d.group_text().contains("u1:x:1000:\n"));
-        assert!(d.passwd_text().ends_with("u1:x:1000:1000::/home/u1:/bin/sh\n"));
+        assert!(d
+            .passwd_text()
+            .ends_with("u1:x:1000:1000::/home/u1:/bin/sh\n"));
         assert!(d.locked("u1"));
         assert!(d.remove("u1"));
         assert!(!d.group_text().contains("u1"));

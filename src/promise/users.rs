@@ -57,17 +57,24 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some(skip), None);
         return;
     }
-    let digest = e.digest(def, "users", p, promiser);
-    if !e.done.insert(digest) {
-        e.end_event(Some("already_done"), None);
-        return;
-    }
-    let scalar = |e: &mut Engine<'_>, l: &str| Engine::constraint(p, l).and_then(|rv| e.scalar_of(rv));
+    let scalar =
+        |e: &mut Engine<'_>, l: &str| Engine::constraint(p, l).and_then(|rv| e.scalar_of(rv));
+    // UserSanityCheck runs before the promise's lock: its errors repeat in every pass and the
+    // promise gets no outcome (recorded: no-policy, password-no-format)
     let policy = match scalar(e, "policy").as_deref() {
-        Some("present") | None => Policy::Present,
-        Some("absent") => Policy::Absent,
-        Some("locked") => Policy::Locked,
-        Some(_) => Policy::Present,
+        Some("present") => Some(Policy::Present),
+        Some("absent") => Some(Policy::Absent),
+        Some("locked") => Some(Policy::Locked),
+        _ => None,
+    };
+    let Some(policy) = policy else {
+        sanity_error(
+            e,
+            def,
+            p,
+            &format!("No policy specified for 'users' promise '{promiser}'"),
+        );
+        return;
     };
     let mut spec = Spec {
         uid: scalar(e, "uid"),
@@ -90,14 +97,14 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     let data_len = data.as_deref().map_or(0, str::len);
     if (data_len == 0) != format.is_none() {
-        e.log(
-            LogLevel::Error,
+        sanity_error(
+            e,
+            def,
+            p,
             &format!(
                 "Both 'data' and 'format' must be specified in password body for 'users' promise '{promiser}'"
             ),
         );
-        e.record_outcome(def, p, Outcome::Failed);
-        e.end_event(None, Some(Outcome::Failed));
         return;
     }
     if let (Some(f), Some(d)) = (format, data) {
@@ -105,6 +112,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             hash: f == "hash",
             data: d,
         });
+    }
+    let digest = e.digest(def, "users", p, promiser);
+    if !e.done.insert(digest) {
+        e.end_event(Some("already_done"), None);
+        return;
     }
     e.verbose_promise_begin(def, "users", p, promiser);
     let dont = e.opts.dry_run || e.opts.simulate.is_some() || e.action_warn(def, p);
@@ -136,6 +148,19 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     e.record_outcome(def, p, outcome);
     e.verbose_promise_end("users", promiser, outcome);
     e.end_event(None, Some(outcome));
+}
+
+/// An error of the agent's sanity check, with the promise's place.
+fn sanity_error(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, msg: &str) {
+    e.log(LogLevel::Error, msg);
+    let place = format!(
+        "Promise belongs to bundle '{}' in file '{}' near line {}",
+        def.name,
+        e.file_path(def.file),
+        e.line_of(p)
+    );
+    e.log(LogLevel::Error, &place);
+    e.end_event(Some("invalid"), None);
 }
 
 /// A command's error line (its stderr reaches the agent's output unprefixed) and the agent's error.
@@ -179,7 +204,11 @@ fn remove(e: &mut Engine<'_>, user: &str, dont: bool) -> Outcome {
 
 /// `usermod -e` setting (lock) or clearing the expiry; prints `usermod: no changes` when it was so.
 fn set_expiration(e: &mut Engine<'_>, user: &str, lock: bool) {
-    let (arg, days) = if lock { (LOCK_DATE, LOCK_DAYS) } else { ("", "") };
+    let (arg, days) = if lock {
+        (LOCK_DATE, LOCK_DAYS)
+    } else {
+        ("", "")
+    };
     let cmd = format!("{USERMOD} -e \"{arg}\" {user}");
     let m = Modify {
         expire: Some(days.to_string()),
@@ -469,7 +498,9 @@ fn home_bundle(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, user: &str) {
     let Some(bi) = e.find_bundle(ns, bname) else {
         e.log(
             LogLevel::Error,
-            &format!("A method attempted to use a bundle '{bname}' that was apparently not defined"),
+            &format!(
+                "A method attempted to use a bundle '{bname}' that was apparently not defined"
+            ),
         );
         e.record_outcome(def, p, Outcome::Failed);
         return;
