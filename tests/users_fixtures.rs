@@ -9,6 +9,8 @@
 //! listed like the recorder's `accounts` file; the second `-I` run (convergence) starts from them.
 //! Every difference is printed; the test fails when a mode matches fewer cases than its floor.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -405,4 +407,79 @@ fn normalisation_masks_agent_hashes_only() {
     assert_eq!(normalise(&ours), "shadow:u:$y$<SALT>$<HASH>:\n");
     let fixed = "x:$6$cfsimsalt$abc\n";
     assert_eq!(normalise(fixed), fixed);
+}
+
+/// A users promise's changes reach `--result-json` (`users`), later functions, and the account files
+/// a later `readfile()` sees (made from the profile's accounts, then rewritten after the change).
+#[test]
+fn account_changes_reach_functions_files_and_the_result() {
+    let tmp = std::env::temp_dir().join(format!("cfsim-users-json-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&tmp);
+    let policy = tmp.join("p.cf");
+    std::fs::write(
+        &policy,
+        r#"body common control { bundlesequence => { "main", "after" }; }
+bundle agent main
+{
+  vars:
+    "before" string => readfile("/etc/passwd", 4096);
+  users:
+    "alice" policy => "present", uid => "2001", shell => "/bin/bash";
+    "bob" policy => "absent";
+  reports:
+    "before has bob: yes" if => regcmp("(?s).*\nbob:x:1001:.*", "$(before)");
+}
+bundle agent after
+{
+  vars:
+    "now" string => readfile("/etc/passwd", 4096);
+    "uid" int => getuid("alice");
+  reports:
+    "alice uid $(uid)";
+    "bob gone" if => not(userexists("bob"));
+    "passwd has alice: yes" if => regcmp("(?s).*alice:x:2001:2001::/home/alice:/bin/bash\n.*", "$(now)");
+}
+"#,
+    )
+    .unwrap();
+    let st = State {
+        passwd: "root:x:0:0:root:/root:/bin/bash\nbob:x:1001:1001::/home/bob:/bin/sh\n".into(),
+        group: "root:x:0:\nbob:x:1001:\n".into(),
+        shadow: "root:*:\nbob:$6$x$y:\n".into(),
+    };
+    let root_dir = tmp.join("root");
+    let _ = std::fs::create_dir_all(&root_dir);
+    let prof = tmp.join("profile.json");
+    profile(&root_dir, &st, &prof);
+    let json = tmp.join("result.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .arg("agent")
+        .args(["-K", "-I", "-f"])
+        .arg(&policy)
+        .arg("--host")
+        .arg(&prof)
+        .arg("--result-json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.contains("R: before has bob: yes"), "{out}");
+    assert!(out.contains("    info: Created user 'alice'"), "{out}");
+    assert!(out.contains("    info: Removed user 'bob'"), "{out}");
+    assert!(out.contains("R: alice uid 2001"), "{out}");
+    assert!(out.contains("R: bob gone"), "{out}");
+    assert!(out.contains("R: passwd has alice: yes"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let users = v["users"].as_array().cloned().unwrap_or_default();
+    let actions: Vec<(&str, &str)> = users
+        .iter()
+        .map(|u| (u["user"].as_str().unwrap(), u["action"].as_str().unwrap()))
+        .collect();
+    assert_eq!(actions, [("alice", "create"), ("bob", "remove")]);
+    assert_eq!(
+        users[0]["command"],
+        r#"/usr/sbin/useradd -u "2001" -s "/bin/bash" -M alice"#
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -372,6 +372,7 @@ pub fn parse_shadow(text: &str) -> Vec<(String, String, String)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
