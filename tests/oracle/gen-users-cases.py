@@ -350,10 +350,44 @@ body password onlydata
 }
 """)
 
+
+case("real-nobody-shell", ":", """  users:
+    "nobody"
+      policy => "present",
+      shell => "/bin/sh",
+      classes => o("t_u");""", "-n only, on the machine's own 'nobody': the usermod command the agent would run.")
+case("real-root-kept", ":", """  users:
+    "root"
+      policy => "present",
+      uid => "0",
+      home_dir => "/root",
+      shell => "/bin/bash",
+      classes => o("t_u");""", "-n only, on the machine's own root: kept ('*' is not a locked hash).")
+case("real-nobody-several", ":", """  users:
+    "nobody"
+      policy => "present",
+      uid => "65000",
+      description => "Nobody at all",
+      home_dir => "/nonexistent2",
+      shell => "/bin/false",
+      group_primary => "root",
+      groups_secondary => { "adm", "tty" },
+      classes => o("t_u");""", "-n only, on the machine's own 'nobody': every attribute in the usermod command, in the agent's order.")
+case("real-root-lock", ":", """  users:
+    "daemon"
+      policy => "locked",
+      classes => o("t_u");""", "-n only: locking the machine's 'daemon' account.")
+case("real-root-absent", ":", """  users:
+    "games"
+      policy => "absent",
+      classes => o("t_u");""", "-n only: removing the machine's 'games' account.")
+
 for name, (setup, body, notes, extra) in cases.items():
     d = os.path.join(base, name)
     os.makedirs(d, exist_ok=True)
     open(os.path.join(d, "setup.sh"), "w").write(setup + "\n")
     open(os.path.join(d, "policy.cf"), "w").write(HEAD.format(name=name, body=body, extra=extra))
     open(os.path.join(d, "NOTES"), "w").write(notes + "\n")
+    if name.startswith("real-"):
+        open(os.path.join(d, "n-only"), "w").write("")
 print(len(cases))
