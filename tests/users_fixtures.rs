@@ -488,3 +488,34 @@ bundle agent after
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `--host local`: the accounts come from this machine's files (read only). When the machine still has
+/// the accounts a `real-*` case was recorded with, cfsim's `-n` output on it is the agent's (less the
+/// stdlib's `returnszero` lines, which depend on what this machine has installed).
+#[test]
+fn local_host_reads_the_machines_accounts() {
+    let same = |f: &str, case: &Path| {
+        std::fs::read_to_string(format!("/etc/{f}")).ok()
+            == std::fs::read_to_string(case.join("start").join(f)).ok()
+    };
+    let mut checked = 0;
+    for name in ["real-root-kept", "real-nobody-shell", "real-nobody-several"] {
+        let case = root().join("policies/users").join(name);
+        if !same("passwd", &case) || !same("group", &case) {
+            continue;
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&case)
+            .args(["agent", "-K", "-n", "-f", "./policy.cf", "--host", "local"])
+            .output()
+            .unwrap();
+        let out: String = String::from_utf8_lossy(&o.stdout)
+            .split_inclusive('\n')
+            .filter(|l| !l.contains("returnszero could not run"))
+            .collect();
+        let want = read(&case.join("expected/n.out"));
+        assert_eq!(out, want, "{name}");
+        checked += 1;
+    }
+    println!("local host: {checked} real-* cases checked");
+}

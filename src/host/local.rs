@@ -76,7 +76,7 @@ pub fn discover() -> Result<Host, HostError> {
     if let Some(text) = read("/etc/shadow") {
         for (name, password, expire) in super::users::parse_shadow(&text) {
             if let Some(u) = users.iter_mut().find(|u| u.name == name) {
-                u.password = Some(password);
+                u.password = Some(redact_hash(&password));
                 u.expire = Some(expire);
             }
         }
@@ -189,6 +189,19 @@ pub fn cpu_count(list: &str) -> u32 {
             None => u32::from(p.parse::<u32>().is_ok()),
         })
         .sum()
+}
+
+/// A shadow password field with any crypt hash replaced by `$cfsim-redacted$` (its `!` lock prefix
+/// kept): the lock state is what users promises need, and a profile written from these facts must not
+/// carry the machine's hashes. `*`, `!`, `!*`, `x` and empty fields stay as they are.
+fn redact_hash(field: &str) -> String {
+    let rest = field.trim_start_matches('!');
+    let bangs = &field[..field.len() - rest.len()];
+    if rest.starts_with('$') {
+        format!("{bangs}$cfsim-redacted$")
+    } else {
+        field.to_string()
+    }
 }
 
 fn parse_passwd(text: &str) -> Vec<User> {
@@ -410,6 +423,15 @@ pub fn parse_if_inet6(text: &str) -> Vec<(String, Ipv6Net)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shadow_hashes_are_redacted_lock_state_kept() {
+        assert_eq!(redact_hash("$6$salt$hash"), "$cfsim-redacted$");
+        assert_eq!(redact_hash("!$y$j9T$s$h"), "!$cfsim-redacted$");
+        for kept in ["*", "!", "!*", "x", ""] {
+            assert_eq!(redact_hash(kept), kept);
+        }
+    }
 
     #[test]
     fn fib_trie_addresses_and_prefixes() {
