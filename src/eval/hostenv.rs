@@ -11,6 +11,7 @@ use crate::expr::host::{
 };
 use crate::expr::localhost::LocalHost;
 use crate::host::packages::PackageState;
+use crate::host::users::UserDb;
 use crate::host::vfs::{BaseFs, Kind, Vfs};
 use crate::host::{Host, LocalBase};
 
@@ -28,6 +29,8 @@ pub struct HostAdapter<'a> {
     pub assume: Option<Assume>,
     /// The run's view of the host's package database (profile hosts; packages promises change it).
     pub packages: PackageState,
+    /// The run's local users and groups, changed by `users:` promises (functions see the changes).
+    pub accounts: UserDb,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -42,6 +45,7 @@ impl<'a> HostAdapter<'a> {
             vfs: Vfs::new(host.time.epoch),
             assume: None,
             packages: PackageState::new(&host.packages),
+            accounts: UserDb::from_host(host),
         }
     }
 
@@ -51,6 +55,38 @@ impl<'a> HostAdapter<'a> {
             &LocalBase
         } else {
             self.host
+        }
+    }
+
+    /// `/etc/passwd`, `/etc/group` or `/etc/shadow` made from the run's accounts, for a profile that
+    /// lists users but has no such file (a file the profile or `files_root` has wins; once a users
+    /// promise changes an account the three files are written into the overlay).
+    pub fn account_file(&self, path: &str) -> Option<String> {
+        if self.local.is_some() || self.accounts.users.is_empty() {
+            return None;
+        }
+        match path {
+            "/etc/passwd" => Some(self.accounts.passwd_text()),
+            "/etc/group" => Some(self.accounts.group_text()),
+            "/etc/shadow" => Some(self.accounts.shadow_text()),
+            _ => None,
+        }
+    }
+
+    /// After a users promise changed an account: `/etc/passwd`, `/etc/group` and `/etc/shadow` in
+    /// the overlay get the new accounts (so files promises, `readfile()` and `--write-root` see them).
+    pub fn write_account_files(&mut self) {
+        let files = [
+            ("/etc/passwd", self.accounts.passwd_text(), 0o644),
+            ("/etc/group", self.accounts.group_text(), 0o644),
+            ("/etc/shadow", self.accounts.shadow_text(), 0o640),
+        ];
+        let (vfs, base) = self.vfs_mut();
+        if vfs.stat(base, "/etc", true).is_none() {
+            let _ = vfs.mkdir(base, "/etc", 0o755);
+        }
+        for (path, text, mode) in files {
+            let _ = vfs.write_file(base, path, text.into_bytes(), mode);
         }
     }
 
@@ -67,7 +103,10 @@ impl<'a> HostAdapter<'a> {
 
 impl HostEnv for HostAdapter<'_> {
     fn read_file(&self, path: &str) -> Option<Vec<u8>> {
-        self.vfs.read(self.base(), path).ok().map(|c| c.to_vec())
+        match self.vfs.read(self.base(), path) {
+            Ok(c) => Some(c.to_vec()),
+            Err(_) => self.account_file(path).map(String::into_bytes),
+        }
     }
     fn stat(&self, path: &str, follow: bool) -> Option<FileStat> {
         let base = self.base();
@@ -118,8 +157,8 @@ impl HostEnv for HostAdapter<'_> {
         self.host.env(name).map(str::to_string)
     }
     fn users(&self) -> Vec<UserInfo> {
-        self.host
-            .users()
+        self.accounts
+            .users
             .iter()
             .map(|u| UserInfo {
                 name: u.name.clone(),
@@ -132,8 +171,8 @@ impl HostEnv for HostAdapter<'_> {
             .collect()
     }
     fn groups(&self) -> Vec<GroupInfo> {
-        self.host
-            .groups()
+        self.accounts
+            .groups
             .iter()
             .map(|g| GroupInfo {
                 name: g.name.clone(),

@@ -71,7 +71,16 @@ pub fn discover() -> Result<Host, HostError> {
             "local".into()
         }
     });
-    let users = parse_passwd(&read("/etc/passwd").unwrap_or_default());
+    let mut users = parse_passwd(&read("/etc/passwd").unwrap_or_default());
+    // the shadow password field and expiry, when readable (root): users promises compare them
+    if let Some(text) = read("/etc/shadow") {
+        for (name, password, expire) in super::users::parse_shadow(&text) {
+            if let Some(u) = users.iter_mut().find(|u| u.name == name) {
+                u.password = Some(redact_hash(&password));
+                u.expire = Some(expire);
+            }
+        }
+    }
     let uid = read("/proc/self/status").and_then(|s| {
         s.lines().find_map(|l| {
             l.strip_prefix("Uid:")
@@ -183,6 +192,19 @@ pub fn cpu_count(list: &str) -> u32 {
         .sum()
 }
 
+/// A shadow password field with any crypt hash replaced by `$cfsim-redacted$` (its `!` lock prefix
+/// kept): the lock state is what users promises need, and a profile written from these facts must not
+/// carry the machine's hashes. `*`, `!`, `!*`, `x` and empty fields stay as they are.
+fn redact_hash(field: &str) -> String {
+    let rest = field.trim_start_matches('!');
+    let bangs = &field[..field.len() - rest.len()];
+    if rest.starts_with('$') {
+        format!("{bangs}$cfsim-redacted$")
+    } else {
+        field.to_string()
+    }
+}
+
 fn parse_passwd(text: &str) -> Vec<User> {
     text.lines()
         .filter_map(|l| {
@@ -197,6 +219,8 @@ fn parse_passwd(text: &str) -> Vec<User> {
                 gecos: f[4].to_string(),
                 home: f[5].to_string(),
                 shell: f[6].to_string(),
+                password: None,
+                expire: None,
             })
         })
         .collect()
@@ -400,6 +424,15 @@ pub fn parse_if_inet6(text: &str) -> Vec<(String, Ipv6Net)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shadow_hashes_are_redacted_lock_state_kept() {
+        assert_eq!(redact_hash("$6$salt$hash"), "$cfsim-redacted$");
+        assert_eq!(redact_hash("!$y$j9T$s$h"), "!$cfsim-redacted$");
+        for kept in ["*", "!", "!*", "x", ""] {
+            assert_eq!(redact_hash(kept), kept);
+        }
+    }
 
     #[test]
     fn fib_trie_addresses_and_prefixes() {

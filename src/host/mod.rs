@@ -26,6 +26,7 @@ pub mod simreport;
 pub mod sysvars;
 mod sysvars_net;
 pub mod time;
+pub mod users;
 pub mod vfs;
 pub mod writeroot;
 
@@ -177,6 +178,10 @@ pub struct User {
     pub gecos: String,
     pub home: String,
     pub shell: String,
+    /// The `/etc/shadow` password field (`*`, `!`, a crypt hash, `!hash` when locked), if known.
+    pub password: Option<String>,
+    /// The `/etc/shadow` account expiry field (days since the epoch; empty: none), if known.
+    pub expire: Option<String>,
 }
 
 /// A group entry.

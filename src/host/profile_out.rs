@@ -124,7 +124,19 @@ pub fn to_profile(host: &Host) -> Value {
     let users: Vec<Value> = host
         .users
         .iter()
-        .map(|u| json!({"name": u.name, "uid": u.uid, "gid": u.gid, "gecos": u.gecos, "home": u.home, "shell": u.shell}))
+        .map(|u| {
+            let mut v = json!({"name": u.name, "uid": u.uid, "gid": u.gid, "gecos": u.gecos, "home": u.home, "shell": u.shell});
+            // the shadow fields (local discovery keeps no hash: see host::local)
+            if let Some(m) = v.as_object_mut() {
+                if let Some(p) = &u.password {
+                    m.insert("password".into(), json!(p));
+                }
+                if let Some(e) = &u.expire {
+                    m.insert("expire".into(), json!(e));
+                }
+            }
+            v
+        })
         .collect();
     if !users.is_empty() {
         m.insert("users".into(), Value::Array(users));

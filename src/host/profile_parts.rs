@@ -9,7 +9,9 @@ use super::profile::{describe, Reader, FLAG_NAMES, R};
 use super::{CommandResult, Group, HostFile, Interface, Ipv4Net, Ipv6Net, User};
 
 const IFACE_FIELDS: &[&str] = &["name", "index", "mac", "flags", "ipv4", "ipv6"];
-const USER_FIELDS: &[&str] = &["name", "uid", "gid", "gecos", "home", "shell"];
+const USER_FIELDS: &[&str] = &[
+    "name", "uid", "gid", "gecos", "home", "shell", "password", "expire",
+];
 const GROUP_FIELDS: &[&str] = &["name", "gid", "members"];
 
 impl Reader<'_> {
@@ -244,6 +246,8 @@ impl Reader<'_> {
                 shell: self
                     .string(m, "shell", &format!("{f}.shell"))?
                     .unwrap_or_else(|| "/bin/sh".into()),
+                password: self.string(m, "password", &format!("{f}.password"))?,
+                expire: self.string(m, "expire", &format!("{f}.expire"))?,
             });
         }
         Ok(out)

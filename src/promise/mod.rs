@@ -1,5 +1,5 @@
 //! Promise types: one file per simulated type (`vars`, `classes`, `reports`, `methods`, `commands`,
-//! `meta`, `defaults`) and `unsimulated` for the types a later issue simulates (files, packages, …) and
+//! `meta`, `defaults`, `files`, `packages`, `users`) and `unsimulated` for the types not simulated yet and
 //! custom promise types. [`evaluate`] dispatches one expanded promise (one iteration binding).
 
 pub mod classes;
@@ -12,6 +12,7 @@ pub mod methods;
 pub mod packages;
 pub mod reports;
 pub mod unsimulated;
+pub mod users;
 pub mod vars;
 
 use crate::eval::{BundleDef, Engine};
@@ -36,6 +37,7 @@ pub fn evaluate(
         "defaults" => defaults::evaluate(e, def, p, promiser),
         "files" => files::evaluate(e, def, p, promiser),
         "packages" => packages::evaluate(e, def, p, promiser),
+        "users" => users::evaluate(e, def, p, promiser),
         "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits"
             if e.edit.is_some() =>
         {

@@ -238,6 +238,15 @@ pub fn simulate_policy(
                 ),
             );
         }
+        // account changes made by users promises (the key is left out when there are none)
+        let changes = &e.host.accounts.changes;
+        if !changes.is_empty() {
+            let list: Vec<serde_json::Value> = changes
+                .iter()
+                .map(|c| serde_json::json!({"user": c.user, "action": c.action, "command": c.command}))
+                .collect();
+            m.insert("users".into(), serde_json::Value::Array(list));
+        }
     }
     RunResult {
         stdout,

@@ -29,16 +29,16 @@ fn entry(
 ) -> Entry {
     let user = e
         .host
-        .host
-        .users()
+        .accounts
+        .users
         .iter()
         .find(|u| u.uid == node.meta.uid)
         .map(|u| u.name.clone())
         .unwrap_or_default();
     let group = e
         .host
-        .host
-        .groups()
+        .accounts
+        .groups
         .iter()
         .find(|g| g.gid == node.meta.gid)
         .map(|g| g.name.clone())

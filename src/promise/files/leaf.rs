@@ -432,12 +432,8 @@ fn uid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
     if let Ok(n) = name.parse() {
         return Some(n);
     }
-    e.host
-        .host
-        .users()
-        .iter()
-        .find(|u| u.name == name)
-        .map(|u| u.uid)
+    // the run's accounts: a user made by a users promise earlier in the run counts
+    e.host.accounts.user(name).map(|u| u.uid)
 }
 
 fn gid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
@@ -445,8 +441,8 @@ fn gid_of(e: &Engine<'_>, name: &str) -> Option<u32> {
         return Some(n);
     }
     e.host
-        .host
-        .groups()
+        .accounts
+        .groups
         .iter()
         .find(|g| g.name == name)
         .map(|g| g.gid)

@@ -1,0 +1,1 @@
+useradd -u 23001 -s /bin/sh cfsimu1

@@ -1,0 +1,1 @@
+useradd -u 23001 -p '$6$cfsimold$QJ0ZFCtK5rq2g0dF5T2s6eGfTWY8r1n0Qz7p1o9qQm0vQ0h4Wc4sO1b3kq3b5Xy6HkqO3v7bQ5m1d2zj8h2r0.' cfsimu1
