@@ -937,6 +937,8 @@ fn main() -> ExitCode {
                 },
             };
             cli::agent::run(&cli::agent::Options {
+                // the run's lines go out as they are made (a dry run can print gigabytes)
+                stream: true,
                 simulate,
                 start_files: None,
                 file: a.file_arg.unwrap_or(a.file),

@@ -3250,7 +3250,11 @@ Target: '/./target'
                     },
                     group: "g".into(),
                     size: rng.next(),
-                    content: if rng.below(3) == 0 { None } else { Some(std::sync::Arc::new(bytes)) },
+                    content: if rng.below(3) == 0 {
+                        None
+                    } else {
+                        Some(std::sync::Arc::new(bytes))
+                    },
                     target: match rng.below(3) {
                         0 => None,
                         1 => Some(String::new()),

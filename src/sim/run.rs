@@ -61,6 +61,9 @@ pub struct Options {
     pub write_root: Option<String>,
     /// `--changes=json` (or `--changes-file PATH`): every change for programs (`-`: after the output).
     pub changes_json: Option<String>,
+    /// Print the run's lines to standard output as they are made instead of returning them in
+    /// [`RunResult::stdout`] (which then holds only what follows the run: tables, traces, reports).
+    pub stream: bool,
 }
 
 /// What cfsim prints when the agent's validation fails at run time: the agent's own line, then why the
@@ -194,12 +197,13 @@ pub fn simulate_policy(
         Some(TraceFormat::Text) => stdout.push_str(&trace::render_text(&e.trace)),
         None => {}
     }
+    let report_lines = e.out.report_lines();
     let result = o.result_json.as_ref().map(|_| {
         let facts = crate::eval::result::RunFacts {
             policy: policy.entry(),
             host: &host.hostname,
             exit_code: code,
-            lines: &e.out.lines,
+            lines: &report_lines,
             brief: o.brief_result,
         };
         crate::eval::result::build(&e.ctx, &e.trace, &facts)
@@ -375,7 +379,11 @@ pub fn run_engine<'h>(
         );
     }
     let sequence = e.bundlesequence(o.bundlesequence.as_deref());
+    if o.stream {
+        e.out.start_streaming();
+    }
     let ok = e.run_sequence(&sequence);
+    e.out.stop_streaming();
     let code = if !ok {
         1
     } else if e.limit_hit {

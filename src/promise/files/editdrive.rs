@@ -221,7 +221,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         return;
     }
     for l in buffered {
-        e.out.lines.push(l);
+        e.out.push(l);
     }
     save(e, a, path, join_lines(&st.lines, bytes));
     pr.change(e, &format!("Edited file '{path}'"));
