@@ -1,6 +1,7 @@
 //! `HostAdapter`: the `expr::HostEnv` of a run, answering from the run's [`Host`] (profile or local
 //! discovery). Files come from the host's file map / `files_root`, time and names from the host facts,
-//! command results from the profile. Only a `local` host falls back to this machine for read-only lookups;
+//! command results from the profile (service-management commands from its virtual service inventory,
+//! processes from its process table). Only a `local` host falls back to this machine for read-only lookups;
 //! commands asked for by functions (`execresult`, `returnszero`, …) run only when the run allows execution
 //! (`cfsim agent --exec`), because a simulation never changes the machine, and names are resolved by
 //! the host's own `/etc/hosts` unless the run allows the network (`--exec`, `--allow-network`).
@@ -11,7 +12,10 @@ use crate::expr::host::{
 };
 use crate::expr::localhost::LocalHost;
 use crate::host::vfs::{BaseFs, Kind, Vfs};
+use crate::host::processes::Process;
+use crate::host::services::{self, Inventory};
 use crate::host::{Host, LocalBase};
+use std::cell::RefCell;
 
 /// The run's host seen through `HostEnv`.
 pub struct HostAdapter<'a> {
@@ -23,6 +27,11 @@ pub struct HostAdapter<'a> {
     pub allow_network: bool,
     /// The run's changes to the host's files, over the host's files as the base.
     pub vfs: Vfs,
+    /// The run's copy of the virtual service inventory (start/stop commands change it).
+    pub services: RefCell<Option<Inventory>>,
+    /// The run's process table of a profile host (signalled processes are removed); `None` for a
+    /// local host or a profile without `processes`.
+    pub processes: Option<Vec<Process>>,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -35,7 +44,20 @@ impl<'a> HostAdapter<'a> {
             allow_exec: false,
             allow_network: false,
             vfs: Vfs::new(host.time.epoch),
+            services: RefCell::new(host.services.clone()),
+            processes: host.processes.clone(),
         }
+    }
+
+    /// The answer of the virtual service inventory to a service-management command line
+    /// (`systemctl …`, `service N …`, `/etc/init.d/N …`, `chkconfig …`; shapes in
+    /// [`crate::host::services`]), updating the run's inventory; `None` when the host has no inventory or
+    /// `cmd` is not such a command. Asked before the profile's `commands` table by functions and by
+    /// commands promises.
+    pub fn virtual_command(&self, cmd: &str) -> Option<CommandOutput> {
+        let mut inv = self.services.borrow_mut();
+        let (status, output) = services::answer(inv.as_mut()?, cmd)?;
+        Some(CommandOutput { status, output })
     }
 
     /// The read-only files under the run's overlay: this machine for a local host, else the profile.
@@ -91,6 +113,9 @@ impl HostEnv for HostAdapter<'_> {
         self.vfs.list(self.base(), path)
     }
     fn run_command(&self, cmd: &str, mode: ShellMode, capture: Capture) -> Option<CommandOutput> {
+        if let Some(o) = self.virtual_command(cmd) {
+            return Some(o);
+        }
         if let Some(r) = self.host.command(cmd) {
             return Some(CommandOutput {
                 status: r.exit_code,
@@ -152,6 +177,15 @@ impl HostEnv for HostAdapter<'_> {
             .collect()
     }
     fn processes(&self) -> Vec<ProcessInfo> {
+        if let Some(table) = &self.processes {
+            return table
+                .iter()
+                .map(|p| ProcessInfo {
+                    pid: p.pid,
+                    line: p.command.clone(),
+                })
+                .collect();
+        }
         self.local
             .as_ref()
             .map(|l| l.processes())

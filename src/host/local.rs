@@ -122,6 +122,8 @@ pub fn discover() -> Result<Host, HostError> {
         groups: parse_group(&read("/etc/group").unwrap_or_default()),
         current_user,
         cf_components,
+        services: None,
+        processes: None,
     })
 }
 

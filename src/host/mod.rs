@@ -18,7 +18,9 @@ pub mod os_classes;
 pub mod profile;
 pub mod profile_out;
 mod profile_parts;
+pub mod processes;
 pub mod read;
+pub mod services;
 pub mod simreport;
 pub mod sysvars;
 mod sysvars_net;
@@ -74,6 +76,10 @@ pub struct Host {
     pub current_user: String,
     /// Which cf-* binaries exist in `/usr/bin` (`sys.cf_agent` …); default: all of a Debian package.
     pub cf_components: Vec<String>,
+    /// The virtual service inventory (profile `services`); `None`: service commands are not answered.
+    pub services: Option<services::Inventory>,
+    /// The process table (profile `processes`); `None`: the host has none to show (no `ps`).
+    pub processes: Option<Vec<processes::Process>>,
 }
 
 /// Kernel and distribution facts.

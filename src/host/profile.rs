@@ -56,6 +56,8 @@ const TOP_FIELDS: &[&str] = &[
     "groups",
     "current_user",
     "cf_components",
+    "services",
+    "processes",
 ];
 const OS_FIELDS: &[&str] = &[
     "kernel",
@@ -394,6 +396,8 @@ impl Reader<'_> {
             groups: self.groups(m.get("groups"))?,
             current_user,
             cf_components,
+            services: self.services(m.get("services"))?,
+            processes: self.processes(m.get("processes"))?,
         })
     }
 

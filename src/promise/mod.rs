@@ -1,5 +1,5 @@
 //! Promise types: one file per simulated type (`vars`, `classes`, `reports`, `methods`, `commands`,
-//! `meta`, `defaults`) and `unsimulated` for the types a later issue simulates (files, packages, …) and
+//! `meta`, `defaults`, `services`, `processes`) and `unsimulated` for the types a later issue simulates (files, packages, …) and
 //! custom promise types. [`evaluate`] dispatches one expanded promise (one iteration binding).
 
 pub mod classes;
@@ -10,6 +10,8 @@ pub mod files;
 pub mod meta;
 pub mod methods;
 pub mod reports;
+pub mod services;
+pub mod processes;
 pub mod unsimulated;
 pub mod vars;
 
@@ -34,6 +36,8 @@ pub fn evaluate(
         "meta" => meta::evaluate(e, def, p, promiser),
         "defaults" => defaults::evaluate(e, def, p, promiser),
         "files" => files::evaluate(e, def, p, promiser),
+        "services" => services::evaluate(e, def, p, promiser),
+        "processes" => processes::evaluate(e, def, p, promiser),
         "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits"
             if e.edit.is_some() =>
         {
