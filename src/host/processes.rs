@@ -1,8 +1,8 @@
 //! The host's process table (profile field `processes`): one object per process,
 //! `{"pid": 812, "user": "root", "command": "/usr/sbin/sshd -D"}` plus optional `ppid` (default 1),
 //! `pgid` (default the pid), `vsize`/`rsize` (KiB, default 0), `status` (ps STAT letter, default `S`),
-//! `tty` (default `?`), `priority` (nice value, default 0), `threads` (default 1), `stime` (start time as
-//! ps prints it, default `00:00`), `elapsed` (default `00:00`), `time` (CPU time, default `00:00:00`).
+//! `tty` (default `?`), `priority` (nice value, default 0), `threads` (default 1), `elapsed_seconds`
+//! (how long before the host's `time` it started, default 0) and `cpu_seconds` (CPU time, default 0).
 //! [`Process::ps_line`] renders the row as cf-agent 3.21 prints it in its process messages (the columns
 //! of its Linux `ps -eo user:30,pid,ppid,pgid,pcpu,pmem,vsz,ni,rss:9,tty,nlwp,stime,etime,time,args`).
 
@@ -24,19 +24,43 @@ pub struct Process {
     pub tty: String,
     pub priority: i64,
     pub threads: u64,
-    pub stime: String,
-    pub elapsed: String,
-    pub time: String,
+    pub elapsed_seconds: u64,
+    pub cpu_seconds: u64,
 }
 
 const PROCESS_FIELDS: &[&str] = &[
     "pid", "ppid", "pgid", "user", "command", "vsize", "rsize", "status", "tty", "priority",
-    "threads", "stime", "elapsed", "time",
+    "threads", "elapsed_seconds", "cpu_seconds",
 ];
 
 impl Process {
-    /// The row as the agent prints it (`Signalled 'term' (15) to process PID (LINE)`).
-    pub fn ps_line(&self) -> String {
+    /// The row as the agent prints it (`Signalled 'term' (15) to process PID (LINE)`) on a host whose
+    /// clock reads `now` (epoch) at `utc_offset` seconds east: STIME is `HH:MM` of the local start time
+    /// (ps prints `MonDD` for a start before today; that form is used when the start is a day or more
+    /// ago), ELAPSED `[[dd-]hh:]mm:ss`, TIME `hh:mm:ss`.
+    pub fn ps_line(&self, now: i64, utc_offset: i64) -> String {
+        let start = now - self.elapsed_seconds as i64 + utc_offset;
+        let stime = if self.elapsed_seconds >= 86_400 {
+            let (_, m, d) = civil(start.div_euclid(86_400));
+            let mon = [
+                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+            ];
+            format!("{}{:02}", mon.get((m as usize).wrapping_sub(1)).unwrap_or(&"Jan"), d)
+        } else {
+            let sod = start.rem_euclid(86_400);
+            format!("{:02}:{:02}", sod / 3600, sod % 3600 / 60)
+        };
+        let e = self.elapsed_seconds;
+        let (d, h, m, s) = (e / 86_400, e % 86_400 / 3600, e % 3600 / 60, e % 60);
+        let elapsed = if d > 0 {
+            format!("{d}-{h:02}:{m:02}:{s:02}")
+        } else if h > 0 {
+            format!("{h:02}:{m:02}:{s:02}")
+        } else {
+            format!("{m:02}:{s:02}")
+        };
+        let c = self.cpu_seconds;
+        let time = format!("{:02}:{:02}:{:02}", c / 3600, c % 3600 / 60, c % 60);
         format!(
             "{:<30} {:>5} {:>5} {:>5} {:>4} {:>4} {:>6} {:>3} {:>9} {:<8} {:>4} {:>5} {:>11} {:>8} {}",
             self.user,
@@ -50,9 +74,9 @@ impl Process {
             self.rsize,
             self.tty,
             self.threads,
-            self.stime,
-            self.elapsed,
-            self.time,
+            stime,
+            elapsed,
+            time,
             self.command
         )
     }
@@ -115,13 +139,25 @@ impl Reader<'_> {
                 tty: text("tty", "?")?,
                 priority,
                 threads: num("threads", u64::from(u32::MAX))?.unwrap_or(1),
-                stime: text("stime", "00:00")?,
-                elapsed: text("elapsed", "00:00")?,
-                time: text("time", "00:00:00")?,
+                elapsed_seconds: num("elapsed_seconds", u64::from(u32::MAX))?.unwrap_or(0),
+                cpu_seconds: num("cpu_seconds", u64::from(u32::MAX))?.unwrap_or(0),
             });
         }
         Ok(Some(out))
     }
+}
+
+/// (year, month, day) of a day number since 1970-01-01 (Howard Hinnant's civil_from_days).
+fn civil(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]
@@ -140,13 +176,13 @@ mod tests {
             tty: "?".into(),
             priority: 0,
             threads: 1,
-            stime: "12:44".into(),
-            elapsed: "00:01".into(),
-            time: "00:00:00".into(),
+            elapsed_seconds: 1,
+            cpu_seconds: 0,
         };
         // recorded from cf-agent 3.21.0 on this machine
+        // 12:44:01 UTC
         assert_eq!(
-            p.ps_line(),
+            p.ps_line(1_795_697_041, 0),
             "root                            5015     1  5000  0.0  0.0   2920   0      1812 ?           1 12:44       00:01 00:00:00 ./cfsimsleepA 300 1"
         );
     }
