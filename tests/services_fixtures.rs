@@ -128,3 +128,39 @@ fn services_cases_match_the_real_agent() {
     }
     assert!(short.is_empty(), "below the floors: {short:?}");
 }
+
+/// The README's example (policies/services/example/): a systemd host whose inventory and process table
+/// come from the profile. Not a recording (the real agent cannot run on a profile): it checks the
+/// observable behaviour the README promises.
+#[test]
+fn readme_example_runs_on_its_profile() {
+    let dir = root().join("policies/services/example");
+    let run = |flag: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+            .current_dir(&dir)
+            .args(["agent", "-K", flag, "-f", "./site.cf", "--host", "web1.json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let out = run("-I");
+    let sc = "/bin/systemctl --no-ask-password --global --system -q";
+    for want in [
+        format!("Executing 'no timeout' ... '{sc} start nginx'"),
+        format!("Executing 'no timeout' ... '{sc} stop telnetd'"),
+        format!("Executing 'no timeout' ... '{sc} disable telnetd'"),
+        "Signalled 'term' (15) to process 901 (www-data ".to_string(),
+        "Q: \"...in/service cron\": cron: unrecognized service".to_string(),
+    ] {
+        assert!(out.contains(&want), "missing {want:?} in\n{out}");
+    }
+    assert!(!out.contains("to process 900"), "{out}");
+    assert!(!out.contains("start sshd"), "{out}");
+    let dry = run("-n");
+    assert!(
+        dry.contains("error: Need to keep signal promise 'term' in process entry 'www-data "),
+        "{dry}"
+    );
+    assert!(dry.contains(&format!("Would execute script '{sc} start nginx'")));
+}

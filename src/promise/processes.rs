@@ -62,10 +62,15 @@ impl Run<'_> {
     }
 }
 
-/// An `irange` value `lo,hi`.
+/// An `irange` value `lo,hi` (`inf` and `-inf` as the agent's integer limits).
 fn range(v: &str) -> Option<(i64, i64)> {
     let (a, b) = v.split_once(',')?;
-    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+    let int = |s: &str| match s.trim() {
+        "inf" => Some(i64::MAX),
+        "-inf" => Some(i64::MIN),
+        n => n.parse().ok(),
+    };
+    Some((int(a)?, int(b)?))
 }
 
 fn eval_tokens(x: &ClassExpr, tokens: &[&str]) -> bool {
@@ -421,5 +426,6 @@ mod tests {
         assert_eq!(super::range("1,5"), Some((1, 5)));
         assert_eq!(super::range("-1, 1"), Some((-1, 1)));
         assert_eq!(super::range("x"), None);
+        assert_eq!(super::range("5,inf"), Some((5, i64::MAX)));
     }
 }
