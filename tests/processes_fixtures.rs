@@ -7,14 +7,14 @@
 //! sizes of a sleeping /bin/sleep). PIDs and the varying ps columns are normalised in both outputs as the
 //! recorder does (`record-processes.sh --normalise`, see [`normalise`]); `/bin/true` and `/bin/false`
 //! (process_stop) are the profile's command results. Output and exit code are compared per mode (`-I`,
-//! `-n`, default); the test fails when a mode matches fewer cases than its floor.
+//! `-n`, default, `-I --simulate=diff`); the test fails when a mode matches fewer cases than its floor.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Cases matching per mode, at least (measured; raise, never lower).
-const FLOORS: &[(&str, usize)] = &[("I", 18), ("n", 18), ("default", 18)];
+const FLOORS: &[(&str, usize)] = &[("I", 22), ("n", 22), ("default", 22), ("diff", 22)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -34,15 +34,19 @@ fn cases() -> Vec<PathBuf> {
 }
 
 /// The recorder's normalisation: a quoted ps line keeps its user and command, the columns between
-/// become `<PS>`; `to process N` / `to pid N` lose the pid.
+/// become `<PS>`; `to process N` / `to pid N` lose the pid; the simulate chroot's pid too.
 fn normalise(s: &str) -> String {
     let ps = regex::Regex::new(
-        r"(?m)^(.*(?:process entry '|to process [0-9]+ \())([^ ]+) +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +-?[0-9]+ +[0-9]+ +[^ ]+ +[0-9]+ +[^ ]+ +[^ ]+ +[^ ]+ (.*)$",
+        r"(?m)^(.*(?:process entry '|to process [0-9]+ \(|Matched '))([^ ]+) +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +-?[0-9]+ +[0-9]+ +[^ ]+ +[0-9]+ +[^ ]+ +[^ ]+ +[^ ]+ (.*)$",
     )
     .unwrap();
     let out = ps.replace_all(s, "$1$2 <PS> $3");
     let pid = regex::Regex::new(r"to (process|pid) [0-9]+").unwrap();
-    pid.replace_all(&out, "to $1 <PID>").into_owned()
+    let out = pid.replace_all(&out, "to $1 <PID>");
+    let chroot = regex::Regex::new(r"/var/lib/cfengine3/state/[0-9]+\.changes").unwrap();
+    chroot
+        .replace_all(&out, "/var/lib/cfengine3/state/<PID>.changes")
+        .into_owned()
 }
 
 /// The profile for `case`: ci-machine.json with the process table of its `procs` file.
@@ -124,6 +128,7 @@ fn processes_cases_match_the_real_agent() {
             ("I", &["-I"][..], Some("I.rc")),
             ("n", &["-n"][..], Some("n.rc")),
             ("default", &[][..], None),
+            ("diff", &["-I", "--simulate=diff"][..], None),
         ] {
             let exp = |f: &str| std::fs::read_to_string(case.join("expected").join(f)).unwrap();
             let (out, code) = run(case, &prof, flags);

@@ -2,7 +2,8 @@
 //! `tests/oracle/record-services.sh`): cfsim runs each case's policy as the recorder ran cf-agent
 //! (cwd = the case directory, `-f ./policy.cf`) on a profile (the CI machine's, no systemd) whose
 //! `services` inventory is the case's `services.json` — the same file the recorder turned into the fake
-//! tools' state files — and whose `files_root` holds `/usr/sbin/service` and `/bin/systemctl` (both exist
+//! tools' state files — and whose `files_root` holds the fake tools and init scripts where the recorder
+//! put them, and `/usr/sbin/service` and `/bin/systemctl` (both exist
 //! on the recording machine; the stdlib's `paths` probe them). Output and exit code are byte-compared per
 //! mode (`-I`, `-n`, default, `-I --simulate=diff`, the simulate chroot's pid normalised as the recorder
 //! does). Every difference is
@@ -44,8 +45,19 @@ fn profile(case: &Path, tmp: &Path) -> PathBuf {
     let name = case.file_name().unwrap().to_string_lossy().into_owned();
     let d = files.join("srv/cfsim-services").join(&name);
     let _ = std::fs::create_dir_all(&d);
-    for tool in ["systemctl", "service"] {
+    for tool in ["systemctl", "service", "chkconfig"] {
         std::fs::copy(root().join("policies/services/fake").join(tool), d.join(tool)).unwrap();
+    }
+    let inv_text = std::fs::read_to_string(case.join("services.json")).unwrap();
+    let inv_map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&inv_text).unwrap();
+    let _ = std::fs::create_dir_all(d.join("init.d"));
+    for n in inv_map.keys() {
+        std::fs::copy(
+            root().join("policies/services/fake/init-script"),
+            d.join("init.d").join(n),
+        )
+        .unwrap();
     }
     let base =
         std::fs::read_to_string(root().join("policies/hosts/ci-machine.json")).unwrap_or_default();
@@ -163,4 +175,21 @@ fn readme_example_runs_on_its_profile() {
         "{dry}"
     );
     assert!(dry.contains(&format!("Would execute script '{sc} start nginx'")));
+    // the result document lists the services the run changed
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&dir)
+        .args(["agent", "-K", "-f", "./site.cf", "--host", "web1.json", "--result-json", "-"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let doc: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    assert_eq!(
+        doc["services"],
+        serde_json::json!([
+            {"name": "nginx", "before": {"running": false, "enabled": true},
+             "after": {"running": true, "enabled": true}},
+            {"name": "telnetd", "before": {"running": true, "enabled": true},
+             "after": {"running": false, "enabled": false}}
+        ])
+    );
 }

@@ -110,6 +110,22 @@ body process_select stime
       process_result => "stime";
 }
 ''', "ttime_range (CPU time, seconds) and stime_range (start time within the last day)."),
+    "warn-only": ("cfsimproc-web root 3001\n", '''
+      "cfsimproc-web" signals => { "term" }, action => warn_only, classes => o("t_sig");
+      "cfsimproc-absent" restart_class => "t_restart", action => warn_only, classes => o("t_r");
+      "cfsimproc-web" process_stop => "/bin/true", action => warn_only, classes => o("t_stop");''', "",
+      "action_policy warn (stdlib warn_only): every matching process is printed as a WARNING 'Matched <ps line>' (verbose otherwise), no signal is sent and no stop command runs (nothing else is said, kept); a restart_class that would be defined is not: 'Need to keep restart promise for P, but only a warning is promised' (failed classes)."),
+    "count-then-signal": (WEB2, '''
+      "cfsimproc-web" process_count => range("t_two", "2", "2"), signals => { "term" }, classes => o("t_in");
+      "cfsimproc-web" process_count => range("t_one", "0", "1"), signals => { "cont" }, classes => o("t_out");''', "",
+      "A count in range ends the promise before signals (nothing signalled); out of range, the signals go to every match."),
+    "count-restart": ("cfsimproc-web root 3001\n", '''
+      "cfsimproc-absent" process_count => range("t_none", "1", "1"), restart_class => "t_restart", classes => o("t_c");''', "",
+      "process_count out of range (0 found) and restart_class: the class is defined (nothing matched); classes kept and repaired."),
+    "regex-promiser": ("cfsimproc-web root 3001\ncfsimproc-web root 4002\n", '''
+      "cfsimproc-w.b\\s+300[0-9]$" process_count => range("t_re", "1", "1"), classes => o("t_c");
+      "^cfsimproc" process_count => range("t_anchor", "0", "0"), classes => o("t_a");''', "",
+      "The promiser is a regex searched in the command line: '\\s', character classes and '$' work; '^cfsimproc' does not match because the command line starts with the directory."),
     "select-pid": ("cfsimproc-web root 3001\n", '''
       "cfsimproc-web" process_select => low_pid, process_count => range("t_low", "0", "0"), classes => o("t_c");''', '''
 body process_select low_pid

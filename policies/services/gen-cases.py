@@ -75,6 +75,17 @@ CASES = {
       "db" service_policy => "start", service_method => via_systemd, classes => o("t_first");
       "db" service_policy => "stop", service_method => via_sysv, classes => o("t_second");''',
       "Two promises on one service in one run: the second (System V layer) sees the state the first (systemd layer) left: the service was started, so stop runs. In -n nothing changed, so the second is kept."),
+    "chkconfig-start-stop": ({"web": S, "db": R}, '''
+      "web" service_policy => "start", service_method => via_chkconfig, classes => o("t_webstart");
+      "db" service_policy => "stop", service_method => via_chkconfig, classes => o("t_dbstop");''',
+      "chkconfig layer (fake chkconfig and init.d scripts): start of a stopped service not on at boot runs 'chkconfig web on' and 'init.d/web start' (silent); stop of a running one 'chkconfig db off' and 'init.d/db stop'."),
+    "chkconfig-unregistered": ({"web": R}, '''
+      "ghost" service_policy => "start", service_method => via_chkconfig, classes => o("t_ghost");
+      "web" service_policy => "restart", service_method => via_chkconfig, classes => o("t_web");''',
+      "chkconfig layer: a service chkconfig does not know is skipped (reported at -I); restart runs the init script whatever the state."),
+    "warn-only": ({"db": S}, '''
+      "db" service_policy => "start", service_method => via_systemd, action => warn_only, classes => o("t_warn");''',
+      "action => warn_only on a services promise (recorded to see what the agent makes of it)."),
     "bundle-by-name": ({"web": S}, '''
       "web" service_policy => "start", service_method => via("my_start"), classes => o("t_named");''',
       "service_bundle given by name (a scalar, through a service_method body with a parameter): the named bundle is called without arguments; here it starts 'web' through the fake service (repaired). The report's STATE line shows the state before the run: its execresult() ran when the agent pre-evaluated the report bundle, and the result is cached for the run."),

@@ -72,23 +72,45 @@ impl Reader<'_> {
     }
 }
 
-/// The words of `cmd` without shell redirections; `None` when it uses other shell syntax.
-fn words(cmd: &str) -> Option<Vec<&str>> {
+/// The services whose state the run changed, in inventory order, for the result document:
+/// `[{"name", "before": {"running", "enabled"}, "after": {…}}]`.
+pub fn changes_json(before: &Inventory, after: &Inventory) -> serde_json::Value {
+    let state = |s: &Service| serde_json::json!({"running": s.running, "enabled": s.enabled});
+    let changed: Vec<serde_json::Value> = after
+        .iter()
+        .filter_map(|(name, a)| {
+            let b = before.get(name)?;
+            (b != a).then(|| serde_json::json!({"name": name, "before": state(b), "after": state(a)}))
+        })
+        .collect();
+    serde_json::Value::Array(changed)
+}
+
+/// The words of `cmd` without shell redirections, and whether its standard output is redirected away
+/// (`>F`, `1>F`, `&>F`: the fake tools, like cfsim, print everything on standard output); `None` when it
+/// uses other shell syntax.
+fn words(cmd: &str) -> Option<(Vec<&str>, bool)> {
     if ["|", ";", "&&", "`", "$("].iter().any(|m| cmd.contains(m)) {
         return None;
     }
     let mut out = Vec::new();
     let mut skip_next = false;
+    let mut discard = false;
     for w in cmd.split_whitespace() {
         if skip_next {
             skip_next = false;
             continue;
         }
-        let redirect = w.trim_start_matches(['0', '1', '2', '&']);
+        let fd = &w[..w.len() - w.trim_start_matches(['0', '1', '2', '&']).len()];
+        let redirect = &w[fd.len()..];
         if let Some(target) = redirect.strip_prefix('>') {
             let target = target.trim_start_matches('>');
             if target.is_empty() {
                 skip_next = true;
+            }
+            // `2>&1` joins stderr to stdout; a redirection of fd 1 (or both) sends the output away
+            if fd != "2" {
+                discard = true;
             }
             continue;
         }
@@ -97,24 +119,25 @@ fn words(cmd: &str) -> Option<Vec<&str>> {
         }
         out.push(w);
     }
-    Some(out)
+    Some((out, discard))
 }
 
 /// Answers a service-management command line from `inv` (updating it); `None` when `cmd` is not one.
 pub fn answer(inv: &mut Inventory, cmd: &str) -> Option<(i32, String)> {
-    let w = words(cmd)?;
+    let (w, discard) = words(cmd)?;
     let (a0, args) = w.split_first()?;
     let tool = a0.rsplit('/').next().unwrap_or(a0);
     let parent = a0.rsplit('/').nth(1).unwrap_or("");
-    match tool {
-        "systemctl" => Some(systemctl(inv, args)),
-        "service" => Some(service(inv, args.first()?, args.get(1).copied().unwrap_or(""))),
-        "chkconfig" => Some(chkconfig(inv, args)),
+    let (code, output) = match tool {
+        "systemctl" => systemctl(inv, args),
+        "service" => service(inv, args.first()?, args.get(1).copied().unwrap_or("")),
+        "chkconfig" => chkconfig(inv, args),
         name if parent == "init.d" && inv.contains_key(name) => {
-            Some(service(inv, name, args.first().copied().unwrap_or("")))
+            service(inv, name, args.first().copied().unwrap_or(""))
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some((code, if discard { String::new() } else { output }))
 }
 
 fn line(s: String) -> String {
@@ -340,7 +363,24 @@ mod tests {
             Some((0, "LoadState=not-found\nActiveState=inactive\n".into()))
         );
         assert_eq!(answer(&mut i, "systemctl is-active web | grep x"), None);
+        assert_eq!(
+            answer(&mut i, "systemctl is-active web 2>/dev/null"),
+            Some((3, "inactive\n".into()))
+        );
         assert_eq!(answer(&mut i, "/bin/echo hi"), None);
+    }
+
+    #[test]
+    fn changes_list_only_changed_services() {
+        let before = inv();
+        let mut after = inv();
+        assert_eq!(changes_json(&before, &after), serde_json::json!([]));
+        let _ = answer(&mut after, "systemctl stop web");
+        assert_eq!(
+            changes_json(&before, &after),
+            serde_json::json!([{"name": "web", "before": {"running": true, "enabled": false},
+                "after": {"running": false, "enabled": false}}])
+        );
     }
 
     #[test]
@@ -357,7 +397,7 @@ mod tests {
         assert_eq!(answer(&mut i, "/etc/init.d/other stop"), None);
         assert_eq!(
             answer(&mut i, "/usr/sbin/service web status >/dev/null"),
-            Some((3, "web is not running.\n".into()))
+            Some((3, String::new()))
         );
         assert_eq!(
             answer(&mut i, "/sbin/chkconfig web on"),

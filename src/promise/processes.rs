@@ -252,11 +252,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         .filter(|r| crate::pcre::find(promiser, &r.command).is_ok_and(|m| m.is_some()))
         .filter(|r| select.as_ref().is_none_or(|s| s.selects(r, now)))
         .collect();
+    let warn_action = e.action_warn(def, p);
+    // recorded (warn-only): a warn-only promise prints its matches as warnings
+    let level = if warn_action {
+        LogLevel::Warning
+    } else {
+        LogLevel::Verbose
+    };
     for r in &matched {
-        e.log(
-            LogLevel::Verbose,
-            &format!("Matched '{}'", r.ps_line(now, offset)),
-        );
+        e.log(level, &format!("Matched '{}'", r.ps_line(now, offset)));
     }
     let mut run = Run { def, p, res: Res::Skipped };
     let count = e.body_attrs(def, p, "process_count", "process_count");
@@ -294,7 +298,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             return finish(e, &run, promiser);
         }
     }
-    let warn_action = e.action_warn(def, p);
     let dry = e.opts.dry_run;
     let mut killed = false;
     if !warn_action && !matched.is_empty() {

@@ -220,6 +220,14 @@ pub fn simulate_policy(
                 "files".into(),
                 crate::host::writeroot::changes_json(&files)["changes"].clone(),
             );
+            if let (Some(before), Some(after)) =
+                (host.services.as_ref(), e.host.services.borrow().as_ref())
+            {
+                m.insert(
+                    "services".into(),
+                    crate::host::services::changes_json(before, after),
+                );
+            }
         }
     }
     RunResult {

@@ -19,12 +19,14 @@
 #   I.out I.rc    -K -I and its exit code
 #   n.out n.rc    -K -n
 #   default.out   -K
+#   diff.out      -K -I --simulate=diff
 #   alive.I alive.n   which of the case's processes were still alive after the -I / -n run (line numbers of procs)
 #
 # Normalisation (tests/processes_fixtures.rs applies the same to cfsim's output), see normalise():
-#   1. a ps line the agent quotes (`process entry '<line>'`, `to process <pid> (<line>)`):
+#   1. a ps line the agent quotes (`process entry '<line>'`, `to process <pid> (<line>)`, `Matched '<line>'`):
 #      USER PID PPID PGID %CPU %MEM VSZ NI RSS TTY NLWP STIME ELAPSED TIME ARGS -> USER <PS> ARGS
 #   2. `to process <digits>` -> `to process <PID>`, `to pid <digits>` -> `to pid <PID>`
+#   3. the simulate chroot /var/lib/cfengine3/state/<digits>.changes -> <PID>.changes (as record-files.sh)
 set -u
 umask 022
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,9 +35,10 @@ scratch_base=/srv/cfsim-processes
 
 normalise() {
   sed -E \
-    -e 's#^(.*(process entry '"'"'|to process [0-9]+ \())([^ ]+) +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +-?[0-9]+ +[0-9]+ +[^ ]+ +[0-9]+ +[^ ]+ +[^ ]+ +[^ ]+ (.*)$#\1\3 <PS> \4#' \
+    -e 's#^(.*(process entry '"'"'|to process [0-9]+ \(|Matched '"'"'))([^ ]+) +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +-?[0-9]+ +[0-9]+ +[^ ]+ +[0-9]+ +[^ ]+ +[^ ]+ +[^ ]+ (.*)$#\1\3 <PS> \4#' \
     -e 's#to process [0-9]+#to process <PID>#g' \
-    -e 's#to pid [0-9]+#to pid <PID>#g'
+    -e 's#to pid [0-9]+#to pid <PID>#g' \
+    -e 's#/var/lib/cfengine3/state/[0-9]+\.changes#/var/lib/cfengine3/state/<PID>.changes#g'
 }
 if [ "${1:-}" = "--normalise" ]; then normalise; exit 0; fi
 
@@ -101,9 +104,11 @@ for name in "$@"; do
   stop
   if [ $ok = yes ] && start; then agent default; else ok=no; fi
   stop
+  if [ $ok = yes ] && start; then agent diff -I --simulate=diff; else ok=no; fi
+  stop
   if [ $ok = yes ]; then
     rm -rf "$exp" && mkdir -p "$exp"
-    for f in I.out I.rc n.out n.rc default.out alive.I alive.n; do cp "$tmp/$f" "$exp/$f"; done
+    for f in I.out I.rc n.out n.rc default.out diff.out alive.I alive.n; do cp "$tmp/$f" "$exp/$f"; done
     echo "recorded $name (I rc $(cat "$exp/I.rc"), n rc $(cat "$exp/n.rc"))"
   else
     status=1

@@ -5,8 +5,9 @@
 #
 # A case is policies/services/<NAME>/{policy.cf,services.json}. Its scratch directory
 # /srv/cfsim-services/<NAME>/ is rebuilt for every mode: rm -rf, mkdir, copy the fake service tools
-# policies/services/fake/{systemctl,service} into it and write one state file per service of
-# services.json (state/<name>: line 1 running|stopped, line 2 enabled|disabled); the cfsim test gives the
+# policies/services/fake/{systemctl,service,chkconfig} into it and write one state file per service of
+# services.json (state/<name>: line 1 running|stopped, line 2 enabled|disabled) and an init script
+# init.d/<name> (fake/init-script, which runs the fake `service <name> VERB`); the cfsim test gives the
 # same services.json to cfsim as the profile's `services` inventory. The policy is validated with
 # `cf-promises -c -f ./policy.cf` (cwd = the case directory) and cf-agent is NOT run when it is rejected.
 # cf-agent runs as `timeout 60 cf-agent -K <flags> -f ./policy.cf`, cwd = the case directory, stdout and
@@ -45,14 +46,16 @@ for name in "$@"; do
   ok=yes
   fresh() {
     rm -rf "$scratch" && mkdir -p "$scratch/state" &&
-      cp "$cases/fake/systemctl" "$cases/fake/service" "$scratch/" &&
-      chmod 755 "$scratch/systemctl" "$scratch/service" &&
+      cp "$cases/fake/systemctl" "$cases/fake/service" "$cases/fake/chkconfig" "$scratch/" &&
+      chmod 755 "$scratch/systemctl" "$scratch/service" "$scratch/chkconfig" && mkdir "$scratch/init.d" &&
       python3 -c '
 import json, sys
 for n, s in json.load(open(sys.argv[1])).items():
     with open(sys.argv[2] + "/" + n, "w") as f:
         f.write(("running" if s.get("running") else "stopped") + "\n" + ("enabled" if s.get("enabled") else "disabled") + "\n")
-' "$dir/services.json" "$scratch/state" || { echo "record-services: $name: setup failed" >&2; return 1; }
+' "$dir/services.json" "$scratch/state" &&
+      for f in "$scratch"/state/*; do [ -f "$f" ] || continue; n=$(basename "$f");
+        cp "$cases/fake/init-script" "$scratch/init.d/$n" && chmod 755 "$scratch/init.d/$n" || return 1; done || { echo "record-services: $name: setup failed" >&2; return 1; }
     if ! (cd "$dir" && timeout 60 cf-promises -c -f ./policy.cf) >"$tmp/promises" 2>&1; then
       echo "record-services: $name: policy rejected by cf-promises; cf-agent not run:" >&2
       cat "$tmp/promises" >&2
