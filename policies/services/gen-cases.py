@@ -82,10 +82,10 @@ CASES = {
     "chkconfig-unregistered": ({"web": R}, '''
       "ghost" service_policy => "start", service_method => via_chkconfig, classes => o("t_ghost");
       "web" service_policy => "restart", service_method => via_chkconfig, classes => o("t_web");''',
-      "chkconfig layer: a service chkconfig does not know is skipped (reported at -I); restart runs the init script whatever the state."),
+      "chkconfig layer: a service chkconfig does not know is skipped (reported at -I); restart runs the init script whatever the state. At -I the output of the noshell returnszero('chkconfig ghost') is not captured: the agent lets the child write to its own stdout ('error reading information on service ghost: …' appears raw), below -I it goes to /dev/null. cfsim does not reproduce that raw line (its function layer has no such output)."),
     "warn-only": ({"db": S}, '''
       "db" service_policy => "start", service_method => via_systemd, action => warn_only, classes => o("t_warn");''',
-      "action => warn_only on a services promise (recorded to see what the agent makes of it)."),
+      "action => warn_only on a services promise: the method is not invoked ('Bundle 'B' should be invoked, but only a warning was promised!'), failed classes, in every mode."),
     "bundle-by-name": ({"web": S}, '''
       "web" service_policy => "start", service_method => via("my_start"), classes => o("t_named");''',
       "service_bundle given by name (a scalar, through a service_method body with a parameter): the named bundle is called without arguments; here it starts 'web' through the fake service (repaired). The report's STATE line shows the state before the run: its execresult() ran when the agent pre-evaluated the report bundle, and the result is cached for the run."),
