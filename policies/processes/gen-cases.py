@@ -140,11 +140,14 @@ body process_select low_pid
       "found" data => findprocesses("cfsimproc-web 300[12]");
       "n" int => length("found");
   classes:
-      "t_exists" expression => processexists("cfsimproc-web 3001");
-      "t_absent" expression => processexists("cfsimproc-absent");
+      "t_exists" expression => processexists("cfsimproc-web 3001"), scope => "namespace";
+      "t_absent" expression => processexists("cfsimproc-absent"), scope => "namespace";
+      "t_anchored" expression => processexists("^/srv/cfsim-processes/functions/cfsimproc-web 3002$"), scope => "namespace";
+      "t_user_column" expression => processexists("root .*cfsimproc-web"), scope => "namespace";
+      "t_line_is_ps" expression => regcmp("root +[0-9]+ +[0-9]+ .* /srv/cfsim-processes/functions/cfsimproc-web 300[12]", "$(found[0][line])"), scope => "namespace";
   reports:
       "found $(n)";''', "",
-      "processexists() and findprocesses() read the same table."),
+      "processexists() and findprocesses() read the same table; their regex is matched against the command line only (anchors work, the user column is not part of it), while findprocesses() returns the full ps line as 'line'."),
     "signal-then-exists": (WEB2, '''
       "cfsimproc-web 3001" signals => { "kill" }, classes => o("t_sig");
       "cfsimproc-web 3001" process_count => range("t_gone", "0", "0"), classes => o("t_c");''', "",

@@ -178,11 +178,13 @@ impl HostEnv for HostAdapter<'_> {
     }
     fn processes(&self) -> Vec<ProcessInfo> {
         if let Some(table) = &self.processes {
+            let (now, offset) = (self.host.time.epoch, i64::from(self.host.time.utc_offset));
             return table
                 .iter()
                 .map(|p| ProcessInfo {
                     pid: p.pid,
-                    line: p.command.clone(),
+                    command: p.command.clone(),
+                    line: p.ps_line(now, offset),
                 })
                 .collect();
         }
