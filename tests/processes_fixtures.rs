@@ -9,6 +9,8 @@
 //! (process_stop) are the profile's command results. Output and exit code are compared per mode (`-I`,
 //! `-n`, default, `-I --simulate=diff`); the test fails when a mode matches fewer cases than its floor.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -154,7 +156,10 @@ fn processes_cases_match_the_real_agent() {
     let mut short = Vec::new();
     for (mode, floor) in FLOORS {
         let n = ok.get(mode).copied().unwrap_or(0);
-        println!("processes corpus: {mode}: {n}/{} cases identical", cases.len());
+        println!(
+            "processes corpus: {mode}: {n}/{} cases identical",
+            cases.len()
+        );
         if n < *floor {
             short.push(format!("{mode}: {n} < {floor}"));
         }

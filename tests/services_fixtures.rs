@@ -9,6 +9,8 @@
 //! does). Every difference is
 //! printed; the test fails when a mode matches fewer cases than its floor.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,7 +48,11 @@ fn profile(case: &Path, tmp: &Path) -> PathBuf {
     let d = files.join("srv/cfsim-services").join(&name);
     let _ = std::fs::create_dir_all(&d);
     for tool in ["systemctl", "service", "chkconfig"] {
-        std::fs::copy(root().join("policies/services/fake").join(tool), d.join(tool)).unwrap();
+        std::fs::copy(
+            root().join("policies/services/fake").join(tool),
+            d.join(tool),
+        )
+        .unwrap();
     }
     let inv_text = std::fs::read_to_string(case.join("services.json")).unwrap();
     let inv_map: serde_json::Map<String, serde_json::Value> =
@@ -109,7 +115,8 @@ fn services_cases_match_the_real_agent() {
         ] {
             let exp = |f: &str| std::fs::read_to_string(case.join("expected").join(f)).unwrap();
             let (out, code) = run(case, &prof, flags);
-            let out = chroot.replace_all(&out, "/var/lib/cfengine3/state/<PID>.changes")
+            let out = chroot
+                .replace_all(&out, "/var/lib/cfengine3/state/<PID>.changes")
                 .into_owned();
             let mut want = exp(&format!("{mode}.out"));
             let mut got = out;
@@ -133,7 +140,10 @@ fn services_cases_match_the_real_agent() {
     let mut short = Vec::new();
     for (mode, floor) in FLOORS {
         let n = ok.get(mode).copied().unwrap_or(0);
-        println!("services corpus: {mode}: {n}/{} cases identical", cases.len());
+        println!(
+            "services corpus: {mode}: {n}/{} cases identical",
+            cases.len()
+        );
         if n < *floor {
             short.push(format!("{mode}: {n} < {floor}"));
         }
@@ -150,7 +160,15 @@ fn readme_example_runs_on_its_profile() {
     let run = |flag: &str| {
         let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
             .current_dir(&dir)
-            .args(["agent", "-K", flag, "-f", "./site.cf", "--host", "web1.json"])
+            .args([
+                "agent",
+                "-K",
+                flag,
+                "-f",
+                "./site.cf",
+                "--host",
+                "web1.json",
+            ])
             .output()
             .unwrap();
         assert!(o.status.success(), "{o:?}");
@@ -178,7 +196,16 @@ fn readme_example_runs_on_its_profile() {
     // the result document lists the services the run changed
     let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
         .current_dir(&dir)
-        .args(["agent", "-K", "-f", "./site.cf", "--host", "web1.json", "--result-json", "-"])
+        .args([
+            "agent",
+            "-K",
+            "-f",
+            "./site.cf",
+            "--host",
+            "web1.json",
+            "--result-json",
+            "-",
+        ])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout).into_owned();

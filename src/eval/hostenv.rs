@@ -11,9 +11,9 @@ use crate::expr::host::{
     ShellMode, UserInfo,
 };
 use crate::expr::localhost::LocalHost;
-use crate::host::vfs::{BaseFs, Kind, Vfs};
 use crate::host::processes::Process;
 use crate::host::services::{self, Inventory};
+use crate::host::vfs::{BaseFs, Kind, Vfs};
 use crate::host::{Host, LocalBase};
 use std::cell::RefCell;
 
@@ -29,8 +29,8 @@ pub struct HostAdapter<'a> {
     pub vfs: Vfs,
     /// The run's copy of the virtual service inventory (start/stop commands change it).
     pub services: RefCell<Option<Inventory>>,
-    /// The run's process table of a profile host (signalled processes are removed); `None` for a
-    /// local host or a profile without `processes`.
+    /// The process table of a profile host, read once per run like the agent's (a signalled process
+    /// stays listed); `None` for a local host or a profile without `processes`.
     pub processes: Option<Vec<Process>>,
 }
 

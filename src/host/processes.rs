@@ -29,8 +29,19 @@ pub struct Process {
 }
 
 const PROCESS_FIELDS: &[&str] = &[
-    "pid", "ppid", "pgid", "user", "command", "vsize", "rsize", "status", "tty", "priority",
-    "threads", "elapsed_seconds", "cpu_seconds",
+    "pid",
+    "ppid",
+    "pgid",
+    "user",
+    "command",
+    "vsize",
+    "rsize",
+    "status",
+    "tty",
+    "priority",
+    "threads",
+    "elapsed_seconds",
+    "cpu_seconds",
 ];
 
 impl Process {
@@ -45,7 +56,11 @@ impl Process {
             let mon = [
                 "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
             ];
-            format!("{}{:02}", mon.get((m as usize).wrapping_sub(1)).unwrap_or(&"Jan"), d)
+            format!(
+                "{}{:02}",
+                mon.get((m as usize).wrapping_sub(1)).unwrap_or(&"Jan"),
+                d
+            )
         } else {
             let sod = start.rem_euclid(86_400);
             format!("{:02}:{:02}", sod / 3600, sod % 3600 / 60)

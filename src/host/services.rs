@@ -80,7 +80,8 @@ pub fn changes_json(before: &Inventory, after: &Inventory) -> serde_json::Value 
         .iter()
         .filter_map(|(name, a)| {
             let b = before.get(name)?;
-            (b != a).then(|| serde_json::json!({"name": name, "before": state(b), "after": state(a)}))
+            (b != a)
+                .then(|| serde_json::json!({"name": name, "before": state(b), "after": state(a)}))
         })
         .collect();
     serde_json::Value::Array(changed)
@@ -298,7 +299,12 @@ fn chkconfig(inv: &mut Inventory, args: &[&str]) -> (i32, String) {
         ["--list", n] => (true, *n, ""),
         [n] => (false, *n, ""),
         [n, m] => (false, *n, *m),
-        _ => return (1, line("usage: chkconfig [--list] [name] [on|off]".to_string())),
+        _ => {
+            return (
+                1,
+                line("usage: chkconfig [--list] [name] [on|off]".to_string()),
+            )
+        }
     };
     let Some(s) = inv.get_mut(name) else {
         return (
@@ -323,7 +329,10 @@ fn chkconfig(inv: &mut Inventory, args: &[&str]) -> (i32, String) {
             s.enabled = mode == "on";
             (0, String::new())
         }
-        _ => (1, line("usage: chkconfig [--list] [name] [on|off]".to_string())),
+        _ => (
+            1,
+            line("usage: chkconfig [--list] [name] [on|off]".to_string()),
+        ),
     }
 }
 
@@ -359,7 +368,10 @@ mod tests {
             Some((3, "inactive\n".into()))
         );
         assert_eq!(
-            answer(&mut i, "systemctl -pLoadState,ActiveState,LoadState show nope"),
+            answer(
+                &mut i,
+                "systemctl -pLoadState,ActiveState,LoadState show nope"
+            ),
             Some((0, "LoadState=not-found\nActiveState=inactive\n".into()))
         );
         assert_eq!(answer(&mut i, "systemctl is-active web | grep x"), None);
@@ -403,6 +415,9 @@ mod tests {
             answer(&mut i, "/sbin/chkconfig web on"),
             Some((0, String::new()))
         );
-        assert_eq!(answer(&mut i, "/sbin/chkconfig web"), Some((0, String::new())));
+        assert_eq!(
+            answer(&mut i, "/sbin/chkconfig web"),
+            Some((0, String::new()))
+        );
     }
 }

@@ -9,9 +9,9 @@ pub mod defaults;
 pub mod files;
 pub mod meta;
 pub mod methods;
+pub mod processes;
 pub mod reports;
 pub mod services;
-pub mod processes;
 pub mod unsimulated;
 pub mod vars;
 

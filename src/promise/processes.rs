@@ -262,7 +262,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     for r in &matched {
         e.log(level, &format!("Matched '{}'", r.ps_line(now, offset)));
     }
-    let mut run = Run { def, p, res: Res::Skipped };
+    let mut run = Run {
+        def,
+        p,
+        res: Res::Skipped,
+    };
     let count = e.body_attrs(def, p, "process_count", "process_count");
     let mut match_range = None;
     let mut in_define = Vec::new();
@@ -318,14 +322,18 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                     Some(0) => {
                         e.log(
                             LogLevel::Info,
-                            &format!("Promise to stop '{promiser}' repaired, '{stop}' returned zero"),
+                            &format!(
+                                "Promise to stop '{promiser}' repaired, '{stop}' returned zero"
+                            ),
                         );
                         run.step(e, Res::Change);
                     }
                     Some(_) => {
                         e.log(
                             LogLevel::Error,
-                            &format!("Promise to stop '{promiser}' failed, '{stop}' returned nonzero"),
+                            &format!(
+                                "Promise to stop '{promiser}' failed, '{stop}' returned nonzero"
+                            ),
                         );
                         run.step(e, Res::Fail);
                     }
@@ -346,6 +354,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             );
         }
         for r in &matched {
+            // the agent never signals PIDs 0-3 (only a lone `hup` to init) [S verify_processes.c]
+            let lone_hup = r.pid == 1 && signals.len() == 1 && signals[0] == "hup";
+            if r.pid < 4 && !signals.is_empty() && !lone_hup {
+                e.log(
+                    LogLevel::Verbose,
+                    &format!("Will not signal or restart processes 0,1,2,3 (occurred while trying to signal {promiser})"),
+                );
+                continue;
+            }
             for s in &signals {
                 let Some(num) = SIGNALS.iter().find(|x| x.0 == s).map(|x| x.1) else {
                     continue;
