@@ -166,3 +166,36 @@ fn processes_cases_match_the_real_agent() {
     }
     assert!(short.is_empty(), "below the floors: {short:?}");
 }
+
+/// PIDs 0-3 are never signalled, except a lone `hup` to init (the agent's rule, verify_processes.c; not
+/// recordable here: it would signal this machine's PID 1).
+#[test]
+fn low_pids_are_never_signalled() {
+    let tmp = std::env::temp_dir().join(format!("cfsim-lowpids-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&tmp);
+    let base =
+        std::fs::read_to_string(root().join("policies/hosts/ci-machine.json")).unwrap_or_default();
+    let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+    v.as_object_mut().unwrap().insert(
+        "processes".into(),
+        serde_json::json!([
+            {"pid": 1, "user": "root", "command": "/sbin/init"},
+            {"pid": 2, "user": "root", "command": "[kthreadd] init"},
+            {"pid": 500, "user": "root", "command": "/usr/sbin/init-helper"}
+        ]),
+    );
+    std::fs::write(tmp.join("p.json"), v.to_string()).unwrap();
+    std::fs::write(
+        tmp.join("policy.cf"),
+        "bundle agent main\n{\n  processes:\n      \"init\" signals => { \"term\" };\n      \"/sbin/init$\" signals => { \"hup\" };\n}\n",
+    )
+    .unwrap();
+    let prof = tmp.join("p.json");
+    let (out, code) = run(&tmp, &prof, &["-I"]);
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(code, "0\n", "{out}");
+    assert!(out.contains("Signalled 'term' (15) to process 500 "), "{out}");
+    assert!(out.contains("Signalled 'hup' (1) to process 1 "), "{out}");
+    assert!(!out.contains("'term' (15) to process 1 "), "{out}");
+    assert!(!out.contains("to process 2 "), "{out}");
+}
