@@ -32,6 +32,8 @@ pub struct HostAdapter<'a> {
     /// The process table of a profile host, read once per run like the agent's (a signalled process
     /// stays listed); `None` for a local host or a profile without `processes`.
     pub processes: Option<Vec<Process>>,
+    /// This machine's process table for a local host, read from `/proc` when first asked for.
+    local_processes: std::cell::OnceCell<Vec<Process>>,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -46,7 +48,22 @@ impl<'a> HostAdapter<'a> {
             vfs: Vfs::new(host.time.epoch),
             services: RefCell::new(host.services.clone()),
             processes: host.processes.clone(),
+            local_processes: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The process table processes promises read: the profile's, or this machine's for a local host
+    /// (read once per run, like the agent's); `None` for a profile without `processes`.
+    pub fn process_table(&self) -> Option<Vec<Process>> {
+        if let Some(t) = &self.processes {
+            return Some(t.clone());
+        }
+        self.local.as_ref()?;
+        Some(
+            self.local_processes
+                .get_or_init(|| crate::host::processes::local_table(self.host.users()))
+                .clone(),
+        )
     }
 
     /// The answer of the virtual service inventory to a service-management command line

@@ -9,6 +9,92 @@
 use serde_json::Value;
 
 use super::profile::{describe, Reader, R};
+use super::User;
+
+/// Clock ticks per second assumed for `/proc/<pid>/stat` times (Linux's USER_HZ on every common arch).
+const TICKS: u64 = 100;
+/// Page size assumed for the resident set of `/proc/<pid>/stat` (bytes).
+const PAGE: u64 = 4096;
+
+/// This machine's process table, read-only from `/proc` (for `--host local`): one row per process
+/// except cfsim itself (it stands for the agent, which never lists itself), in pid order. Owners are
+/// named from `users` (the uid when unknown); a process without a command line (a kernel thread) shows
+/// `[comm]` as ps does. Times assume 100 ticks per second, sizes 4 KiB pages.
+pub fn local_table(users: &[User]) -> Vec<Process> {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let uptime = std::fs::read_to_string("/proc/uptime")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or(0.0) as u64;
+    let me = std::process::id();
+    let mut out: Vec<Process> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|pid| *pid != me)
+        .filter_map(|pid| local_row(pid, users, uptime))
+        .collect();
+    out.sort_by_key(|p| p.pid);
+    out
+}
+
+fn local_row(pid: u32, users: &[User], uptime: u64) -> Option<Process> {
+    let dir = std::path::Path::new("/proc").join(pid.to_string());
+    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let comm = stat.get(open + 1..close)?.to_string();
+    let f: Vec<&str> = stat.get(close + 1..)?.split_whitespace().collect();
+    let num = |i: usize| f.get(i).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+    let raw = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+    let args: Vec<String> = raw
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    let command = if args.is_empty() {
+        format!("[{comm}]")
+    } else {
+        args.join(" ")
+    };
+    let uid = std::fs::read_to_string(dir.join("status"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next()?.parse::<u32>().ok())
+        })
+        .unwrap_or(0);
+    let user = users
+        .iter()
+        .find(|u| u.uid == uid)
+        .map_or_else(|| uid.to_string(), |u| u.name.clone());
+    let tty_nr = num(4);
+    let (major, minor) = ((tty_nr >> 8) & 0xfff, (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00));
+    let tty = match major {
+        0 => "?".to_string(),
+        4 => format!("tty{minor}"),
+        136..=143 => format!("pts/{}", (major - 136) * 256 + minor),
+        _ => "?".to_string(),
+    };
+    let started = num(19).max(0) as u64 / TICKS;
+    Some(Process {
+        pid,
+        ppid: num(1).max(0) as u32,
+        pgid: num(2).max(0) as u32,
+        user,
+        command,
+        vsize: num(20).max(0) as u64 / 1024,
+        rsize: num(21).max(0) as u64 * PAGE / 1024,
+        status: f.first().map_or("S", |v| v).to_string(),
+        tty,
+        priority: num(16),
+        threads: num(17).max(0) as u64,
+        elapsed_seconds: uptime.saturating_sub(started),
+        cpu_seconds: (num(11).max(0) + num(12).max(0)) as u64 / TICKS,
+    })
+}
 
 /// One row of the process table.
 #[derive(Debug, Clone, PartialEq, Eq)]

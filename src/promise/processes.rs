@@ -4,8 +4,9 @@
 //! them). Then, in the agent's order: `process_count` (in range: its classes, kept, done; out of range:
 //! its classes, repaired), `process_stop`, `signals` (every signal to every row, rows in ascending pid
 //! order as ps lists them), `restart_class`. The table is read once per run: a
-//! signalled process stays in it (recorded: signal-then-exists). A host without a table (a local host, a
-//! profile without `processes`) gets a warning and nothing happens.
+//! signalled process stays in it (recorded: signal-then-exists). A local host reads this machine's table
+//! from `/proc` (nothing is ever signalled: the run is a simulation); a profile without `processes` gets
+//! a warning and nothing happens.
 
 use crate::eval::output::LogLevel;
 use crate::eval::{BundleDef, Engine, Outcome};
@@ -229,11 +230,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("already_done"), None);
         return;
     }
-    let Some(table) = e.host.processes.clone() else {
+    let Some(table) = e.host.process_table() else {
         e.log(
             LogLevel::Warning,
             &format!(
-                "cfsim: processes promise '{promiser}' in bundle '{}' is not simulated: the host has no process table (profile field `processes`); skipped",
+                "cfsim: processes promise '{promiser}' in bundle '{}' is not simulated: the host profile has no process table (field `processes`); skipped",
                 def.name
             ),
         );
@@ -394,10 +395,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 );
                 run.step(e, Res::Warn);
             } else {
-                e.log(
-                    LogLevel::Verbose,
-                    &format!("Making a one-time restart promise for '{promiser}'"),
-                );
                 define(e, def, &class);
                 // recorded: repaired after signals (restart-after-signal), kept when nothing matched
                 // (restart-class-none)
@@ -418,6 +415,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
 /// Defines a class of a `process_count` body or `restart_class` (namespace scope).
 fn define(e: &mut Engine<'_>, def: &BundleDef, class: &str) {
     let name = crate::expr::canonify(class);
+    if e.verbose_on() {
+        // recorded (eval/custom/processes_services_types.verbose): with a trailing space
+        e.log(
+            LogLevel::Verbose,
+            &format!("C:     +  Global class: {name} "),
+        );
+    }
     if !e.ctx.hard.contains_key(&name) {
         e.ctx
             .define_global(&def.ns, &name, vec!["source=promise".to_string()]);
