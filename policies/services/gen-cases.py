@@ -86,6 +86,12 @@ CASES = {
     "warn-only": ({"db": S}, '''
       "db" service_policy => "start", service_method => via_systemd, action => warn_only, classes => o("t_warn");''',
       "action => warn_only on a services promise: the method is not invoked ('Bundle 'B' should be invoked, but only a warning was promised!'), failed classes, in every mode."),
+    "std-bootstart": ({}, '''
+      "cfsimfakesvc9" service_policy => "start", service_method => bootstart, classes => o("t_boot");''',
+      "The stdlib's service_method bootstart has no service_bundle (only service_autostart_policy): the default standard_services is called."),
+    "sd-list-iteration": ({"web": S, "db": R, "cache": S}, '''
+      "$(svcdir.names)" service_policy => "start", service_method => via_systemd, classes => o("t_$(svcdir.names)");''',
+      "A services promise iterating over a list: one method call per service, $(this.promiser) expanded per iteration in the service_method body. Quirk not reproduced by cfsim: the last iteration (cache) also gets its kept class. The agent's -v shows the method called with '$(this.service_policy)' unexpanded for the first iteration and in pass 2, i.e. calls with distinct lock identities, so the bundle runs again once the unit is active (verified: kept)."),
     "bundle-by-name": ({"web": S}, '''
       "web" service_policy => "start", service_method => via("my_start"), classes => o("t_named");''',
       "service_bundle given by name (a scalar, through a service_method body with a parameter): the named bundle is called without arguments; here it starts 'web' through the fake service (repaired). The report's STATE line shows the state before the run: its execresult() ran when the agent pre-evaluated the report bundle, and the result is cached for the run."),
