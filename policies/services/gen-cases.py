@@ -91,7 +91,10 @@ CASES = {
       "The stdlib's service_method bootstart has no service_bundle (only service_autostart_policy): the default standard_services is called."),
     "sd-list-iteration": ({"web": S, "db": R, "cache": S}, '''
       "$(svcdir.names)" service_policy => "start", service_method => via_systemd, classes => o("t_$(svcdir.names)");''',
-      "A services promise iterating over a list: one method call per service, $(this.promiser) expanded per iteration in the service_method body. Quirk not reproduced by cfsim: the last iteration (cache) also gets its kept class. The agent's -v shows the method called with '$(this.service_policy)' unexpanded for the first iteration and in pass 2, i.e. calls with distinct lock identities, so the bundle runs again once the unit is active (verified: kept)."),
+      "A services promise iterating over a list: one method call per service, $(this.promiser) expanded per iteration in the service_method body. Quirk: the later iterations (db, cache) also get their kept class. The agent expands the promise before it sets this.service_policy, so its -v shows the method called with '$(this.service_policy)' unexpanded for the first iteration of pass 1 and for every iteration of pass 2, expanded for the later iterations of pass 1: distinct call identities, so those bundles run again in pass 2 and find their unit already active (kept). cfsim reproduces this (src/promise/services.rs)."),
+    "sd-list-per-state": ({"web": S, "db": R, "cache": S}, '''
+      "$(svcdir.names)" service_policy => "$(want[$(svcdir.names)])", service_method => via_systemd, classes => o("t_$(svcdir.names)");''',
+      "List iteration with a different service_policy per service (web start, db stop, cache start), through $(this.service_policy) in the service_method body: every bundle call gets its own state (the expansion quirk of sd-list-iteration changes identities, not values); db and cache run twice (kept and repaired)."),
     "bundle-by-name": ({"web": S}, '''
       "web" service_policy => "start", service_method => via("my_start"), classes => o("t_named");''',
       "service_bundle given by name (a scalar, through a service_method body with a parameter): the named bundle is called without arguments; here it starts 'web' through the fake service (repaired). The report's STATE line shows the state before the run: its execresult() ran when the agent pre-evaluated the report bundle, and the result is cached for the run."),
@@ -115,6 +118,9 @@ bundle agent main
 {{
   vars:
       "p" string => "stop";
+      "want[web]" string => "start";
+      "want[db]" string => "stop";
+      "want[cache]" string => "start";
 
   services:{promises}
 }}

@@ -42,6 +42,24 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             "service_policy" | "service_method" | "service_dependencies"
         )
     });
+    // The agent expands the promise before it sets `this.service_policy`: a service_bundle call that
+    // uses it is seen with the variable unexpanded in the first iteration of pass 1 and in every later
+    // pass, and expanded in later iterations of pass 1 (the value the previous iteration set). Each form
+    // is its own method-call identity, so a list-iterating promise calls its bundle again in pass 2
+    // (recorded: services/sd-list-iteration, -v).
+    let uses_policy = format!("{bundle:?}").contains("this.service_policy");
+    if uses_policy {
+        let form = if e.pass >= 2 || e.iteration <= 1 {
+            "unexpanded".to_string()
+        } else {
+            format!("expanded:{policy}")
+        };
+        call.constraints.push(Constraint {
+            lval: "cfsim_service_policy_form".to_string(),
+            lval_span: p.promiser.span,
+            rval: scalar(&form),
+        });
+    }
     call.constraints.push(Constraint {
         lval: "usebundle".to_string(),
         lval_span: p.promiser.span,
