@@ -194,7 +194,10 @@ fn low_pids_are_never_signalled() {
     let (out, code) = run(&tmp, &prof, &["-I"]);
     let _ = std::fs::remove_dir_all(&tmp);
     assert_eq!(code, "0\n", "{out}");
-    assert!(out.contains("Signalled 'term' (15) to process 500 "), "{out}");
+    assert!(
+        out.contains("Signalled 'term' (15) to process 500 "),
+        "{out}"
+    );
     assert!(out.contains("Signalled 'hup' (1) to process 1 "), "{out}");
     assert!(!out.contains("'term' (15) to process 1 "), "{out}");
     assert!(!out.contains("to process 2 "), "{out}");

@@ -71,7 +71,10 @@ fn local_row(pid: u32, users: &[User], uptime: u64) -> Option<Process> {
         .find(|u| u.uid == uid)
         .map_or_else(|| uid.to_string(), |u| u.name.clone());
     let tty_nr = num(4);
-    let (major, minor) = ((tty_nr >> 8) & 0xfff, (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00));
+    let (major, minor) = (
+        (tty_nr >> 8) & 0xfff,
+        (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00),
+    );
     let tty = match major {
         0 => "?".to_string(),
         4 => format!("tty{minor}"),
