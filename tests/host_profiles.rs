@@ -208,6 +208,7 @@ fn malformed_profiles_name_file_field_and_expectation() {
         (format!("{{{MIN},\"packages\":{{\"installed\":[{{\"name\":\"bash\"}}]}}}}"), "bad.json: field `packages.installed[0].version`: expected a string, got nothing (the field is required)"),
         (format!("{{{MIN},\"packages\":{{\"cache\":\"hot\"}}}}"), "bad.json: field `packages.cache`: expected \"warm\" or \"cold\", got 'hot'"),
         (format!("{{{MIN},\"packages\":{{\"updates\":[{{\"name\":\"a b\",\"version\":\"1\"}}]}}}}"), "bad.json: field `packages.updates[0].name`: expected a string without white space, got 'a b'"),
+        (format!("{{{MIN},\"hostnme\":\"x\"}}"), "bad.json: field `hostnme`: expected one of the known fields ($schema, description, hostname, domain, host_aliases, os, cpus, interfaces, default_gateway, time, timezone, uptime_minutes, key_digest, classes, env, files_root, files, commands, users, groups, current_user, cf_components, services, processes), got an unknown field"),
         (MIN.replace("\"cpus\":1", "\"cpus\":\"two\"").pipe_obj(), "bad.json: field `cpus`: expected an integer from 1 to 65536, got string \"two\""),
         (MIN.replace("\"time\":\"2026-01-01T00:00:00Z\"", "\"time\":\"2026-01-01 00:00\"").pipe_obj(), "bad.json: field `time`: expected an RFC 3339 time like 2026-11-21T08:16:16+01:00 (too short for YYYY-MM-DDTHH:MM:SS plus a zone), got string \"2026-01-01 00:00\""),
         (MIN.replace("\"arch\":\"x86_64\",", "").pipe_obj(), "bad.json: field `os.arch`: expected a string, got nothing (the field is required)"),
@@ -221,6 +222,12 @@ fn malformed_profiles_name_file_field_and_expectation() {
         (format!("{{{MIN},\"files\":{{\"/etc/x\":{{\"content\":\"y\",\"mode\":\"rw\"}}}}}}"), "bad.json: field `files./etc/x.mode`: expected an octal mode string like \"0644\", got string \"rw\""),
         (format!("{{{MIN},\"commands\":{{\"/bin/true\":{{\"exit_code\":\"0\"}}}}}}"), "bad.json: field `commands./bin/true.exit_code`: expected an integer, got string \"0\""),
         (format!("{{{MIN},\"key_digest\":\"abc\"}}"), "bad.json: field `key_digest`: expected `MD5=` and 32 hex digits (or `SHA=` and 64), got string \"abc\""),
+        (format!("{{{MIN},\"services\":[]}}"), "bad.json: field `services`: expected an object mapping service names to {\"running\": bool, \"enabled\": bool}, got an array of 0 items"),
+        (format!("{{{MIN},\"services\":{{\"sshd\":{{\"running\":\"yes\"}}}}}}"), "bad.json: field `services.sshd.running`: expected a boolean, got string \"yes\""),
+        (format!("{{{MIN},\"services\":{{\"a b\":{{}}}}}}"), "bad.json: field `services.a b`: expected a service name without spaces or '/', got string \"a b\""),
+        (format!("{{{MIN},\"processes\":[{{\"user\":\"root\",\"command\":\"x\"}}]}}"), "bad.json: field `processes[0].pid`: expected an integer, got nothing (the field is required)"),
+        (format!("{{{MIN},\"processes\":[{{\"pid\":5,\"user\":\"root\",\"command\":\"x\"}},{{\"pid\":5,\"user\":\"root\",\"command\":\"y\"}}]}}"), "bad.json: field `processes[1].pid`: expected a pid not used by another process, got duplicate 5"),
+        (format!("{{{MIN},\"processes\":[{{\"pid\":5,\"user\":\"root\",\"command\":\"x\",\"priority\":40}}]}}"), "bad.json: field `processes[0].priority`: expected an integer from -20 to 19, got number 40"),
     ];
     for (json, want) in cases {
         assert_eq!(&err(json), want, "for {json}");

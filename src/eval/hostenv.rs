@@ -1,6 +1,7 @@
 //! `HostAdapter`: the `expr::HostEnv` of a run, answering from the run's [`Host`] (profile or local
 //! discovery). Files come from the host's file map / `files_root`, time and names from the host facts,
-//! command results from the profile. Only a `local` host falls back to this machine for read-only lookups;
+//! command results from the profile (service-management commands from its virtual service inventory,
+//! processes from its process table). Only a `local` host falls back to this machine for read-only lookups;
 //! commands asked for by functions (`execresult`, `returnszero`, …) run only when the run allows execution
 //! (`cfsim agent --exec`), because a simulation never changes the machine, and names are resolved by
 //! the host's own `/etc/hosts` unless the run allows the network (`--exec`, `--allow-network`).
@@ -11,9 +12,12 @@ use crate::expr::host::{
 };
 use crate::expr::localhost::LocalHost;
 use crate::host::packages::PackageState;
+use crate::host::processes::Process;
+use crate::host::services::{self, Inventory};
 use crate::host::users::UserDb;
 use crate::host::vfs::{BaseFs, Kind, Vfs};
 use crate::host::{Host, LocalBase};
+use std::cell::RefCell;
 
 /// The run's host seen through `HostEnv`.
 pub struct HostAdapter<'a> {
@@ -31,6 +35,13 @@ pub struct HostAdapter<'a> {
     pub packages: PackageState,
     /// The run's local users and groups, changed by `users:` promises (functions see the changes).
     pub accounts: UserDb,
+    /// The run's copy of the virtual service inventory (start/stop commands change it).
+    pub services: RefCell<Option<Inventory>>,
+    /// The process table of a profile host, read once per run like the agent's (a signalled process
+    /// stays listed); `None` for a local host or a profile without `processes`.
+    pub processes: Option<Vec<Process>>,
+    /// This machine's process table for a local host, read from `/proc` when first asked for.
+    local_processes: std::cell::OnceCell<Vec<Process>>,
 }
 
 impl<'a> HostAdapter<'a> {
@@ -46,7 +57,35 @@ impl<'a> HostAdapter<'a> {
             assume: None,
             packages: PackageState::new(&host.packages),
             accounts: UserDb::from_host(host),
+            services: RefCell::new(host.services.clone()),
+            processes: host.processes.clone(),
+            local_processes: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The process table processes promises read: the profile's, or this machine's for a local host
+    /// (read once per run, like the agent's); `None` for a profile without `processes`.
+    pub fn process_table(&self) -> Option<Vec<Process>> {
+        if let Some(t) = &self.processes {
+            return Some(t.clone());
+        }
+        self.local.as_ref()?;
+        Some(
+            self.local_processes
+                .get_or_init(|| crate::host::processes::local_table(self.host.users()))
+                .clone(),
+        )
+    }
+
+    /// The answer of the virtual service inventory to a service-management command line
+    /// (`systemctl …`, `service N …`, `/etc/init.d/N …`, `chkconfig …`; shapes in
+    /// [`crate::host::services`]), updating the run's inventory; `None` when the host has no inventory or
+    /// `cmd` is not such a command. Asked before the profile's `commands` table by functions and by
+    /// commands promises.
+    pub fn virtual_command(&self, cmd: &str) -> Option<CommandOutput> {
+        let mut inv = self.services.borrow_mut();
+        let (status, output) = services::answer(inv.as_mut()?, cmd)?;
+        Some(CommandOutput { status, output })
     }
 
     /// The read-only files under the run's overlay: this machine for a local host, else the profile.
@@ -137,6 +176,9 @@ impl HostEnv for HostAdapter<'_> {
         self.vfs.list(self.base(), path)
     }
     fn run_command(&self, cmd: &str, mode: ShellMode, capture: Capture) -> Option<CommandOutput> {
+        if let Some(o) = self.virtual_command(cmd) {
+            return Some(o);
+        }
         if let Some(r) = self.host.command(cmd) {
             return Some(CommandOutput {
                 status: r.exit_code,
@@ -201,6 +243,17 @@ impl HostEnv for HostAdapter<'_> {
             .collect()
     }
     fn processes(&self) -> Vec<ProcessInfo> {
+        if let Some(table) = &self.processes {
+            let (now, offset) = (self.host.time.epoch, i64::from(self.host.time.utc_offset));
+            return table
+                .iter()
+                .map(|p| ProcessInfo {
+                    pid: p.pid,
+                    command: p.command.clone(),
+                    line: p.ps_line(now, offset),
+                })
+                .collect();
+        }
         self.local
             .as_ref()
             .map(|l| l.processes())

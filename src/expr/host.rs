@@ -71,7 +71,11 @@ pub struct GroupInfo {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessInfo {
     pub pid: u32,
-    /// The command line, arguments separated by spaces.
+    /// The command line, arguments separated by spaces: what `processexists()`/`findprocesses()`
+    /// match their regex against.
+    pub command: String,
+    /// The row as `findprocesses()` returns it (`line`): the agent's full ps line for a profile's
+    /// process table, the command line for this machine.
     pub line: String,
 }
 

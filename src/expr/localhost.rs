@@ -216,7 +216,11 @@ impl HostEnv for LocalHost {
                     .map(|p| String::from_utf8_lossy(p).into_owned())
                     .collect::<Vec<_>>()
                     .join(" ");
-                Some(ProcessInfo { pid, line })
+                Some(ProcessInfo {
+                    pid,
+                    command: line.clone(),
+                    line,
+                })
             })
             .filter(|p| !p.line.is_empty())
             .collect();

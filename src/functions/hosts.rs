@@ -24,7 +24,7 @@ fn processexists(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         .host
         .processes()
         .iter()
-        .any(|p| re.plain().is_match(p.line.as_bytes()));
+        .any(|p| re.plain().is_match(p.command.as_bytes()));
     Ok(Value::context(found))
 }
 
@@ -34,7 +34,7 @@ fn findprocesses(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         .host
         .processes()
         .into_iter()
-        .filter(|p| re.plain().is_match(p.line.as_bytes()))
+        .filter(|p| re.plain().is_match(p.command.as_bytes()))
         .map(|p| json!({"line": p.line, "pid": p.pid}))
         .collect();
     Ok(Value::Data(Json::Array(out)))

@@ -132,6 +132,8 @@ pub fn discover() -> Result<Host, HostError> {
         current_user,
         cf_components,
         packages: super::packages::PackageDb::default(),
+        services: None,
+        processes: None,
     })
 }
 

@@ -18,10 +18,12 @@ pub mod local;
 pub mod names;
 pub mod os_classes;
 pub mod packages;
+pub mod processes;
 pub mod profile;
 pub mod profile_out;
 mod profile_parts;
 pub mod read;
+pub mod services;
 pub mod simreport;
 pub mod sysvars;
 mod sysvars_net;
@@ -81,6 +83,10 @@ pub struct Host {
     /// The package database (profile field `packages`; empty for the local machine, whose
     /// functions read the agent's own inventory files).
     pub packages: packages::PackageDb,
+    /// The virtual service inventory (profile `services`); `None`: service commands are not answered.
+    pub services: Option<services::Inventory>,
+    /// The process table (profile `processes`); `None`: the host has none to show (no `ps`).
+    pub processes: Option<Vec<processes::Process>>,
 }
 
 /// Kernel and distribution facts.

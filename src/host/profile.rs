@@ -57,6 +57,8 @@ const TOP_FIELDS: &[&str] = &[
     "current_user",
     "cf_components",
     "packages",
+    "services",
+    "processes",
 ];
 const OS_FIELDS: &[&str] = &[
     "kernel",
@@ -396,6 +398,8 @@ impl Reader<'_> {
             current_user,
             cf_components,
             packages: self.packages(m.get("packages"))?,
+            services: self.services(m.get("services"))?,
+            processes: self.processes(m.get("processes"))?,
         })
     }
 

@@ -218,6 +218,9 @@ fn writes_after_die(output: &str) -> bool {
 }
 
 fn run(e: &mut Engine<'_>, cmd: &str, module: bool, shell: bool, timeout: Option<u64>) -> Ran {
+    if let Some(o) = e.host.virtual_command(cmd) {
+        return Ran::done(o.status, o.output);
+    }
     if let Some(r) = e.host.host.command(cmd) {
         return Ran::done(r.exit_code, r.output.clone());
     }

@@ -1,5 +1,6 @@
 //! Promise types: one file per simulated type (`vars`, `classes`, `reports`, `methods`, `commands`,
-//! `meta`, `defaults`, `files`, `packages`, `users`) and `unsimulated` for the types not simulated yet and
+//! `meta`, `defaults`, `files`, `packages`, `users`, `services`, `processes`) and `unsimulated` for
+//! the types not simulated yet and
 //! custom promise types. [`evaluate`] dispatches one expanded promise (one iteration binding).
 
 pub mod classes;
@@ -10,7 +11,9 @@ pub mod files;
 pub mod meta;
 pub mod methods;
 pub mod packages;
+pub mod processes;
 pub mod reports;
+pub mod services;
 pub mod unsimulated;
 pub mod users;
 pub mod vars;
@@ -38,6 +41,8 @@ pub fn evaluate(
         "files" => files::evaluate(e, def, p, promiser),
         "packages" => packages::evaluate(e, def, p, promiser),
         "users" => users::evaluate(e, def, p, promiser),
+        "services" => services::evaluate(e, def, p, promiser),
+        "processes" => processes::evaluate(e, def, p, promiser),
         "insert_lines" | "delete_lines" | "replace_patterns" | "field_edits"
             if e.edit.is_some() =>
         {

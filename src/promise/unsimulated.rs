@@ -1,4 +1,4 @@
-//! Promise types cfsim does not simulate yet (files, packages, services, processes, storage,
+//! Promise types cfsim does not simulate yet (storage,
 //! databases, edit_line promise types, guest_environments): each promise that passes its guard and
 //! conditions is reported once per run with a warning naming it; nothing happens. A promise of an
 //! undefined type gets the agent's error; custom types declared with `promise agent` go to `custom`.
@@ -9,8 +9,6 @@ use crate::syntax::ast::Promise;
 
 /// Built-in promise types that are parsed but not simulated.
 pub const NOT_SIMULATED: &[&str] = &[
-    "services",
-    "processes",
     "storage",
     "databases",
     "guest_environments",
