@@ -204,11 +204,10 @@ fn malformed_profiles_name_file_field_and_expectation() {
     let cases: &[(String, &str)] = &[
         ("{".into(), "bad.json: host profile is not valid JSON: EOF while parsing an object at line 1 column 1"),
         ("[]".into(), "bad.json: field ``: expected an object, got an array of 0 items"),
-        (format!("{{{MIN},\"hostnme\":\"x\"}}"), "bad.json: field `hostnme`: expected one of the known fields ($schema, description, hostname, domain, host_aliases, os, cpus, interfaces, default_gateway, time, timezone, uptime_minutes, key_digest, classes, env, files_root, files, commands, users, groups, current_user, cf_components, packages), got an unknown field"),
+        (format!("{{{MIN},\"hostnme\":\"x\"}}"), "bad.json: field `hostnme`: expected one of the known fields ($schema, description, hostname, domain, host_aliases, os, cpus, interfaces, default_gateway, time, timezone, uptime_minutes, key_digest, classes, env, files_root, files, commands, users, groups, current_user, cf_components, packages, services, processes), got an unknown field"),
         (format!("{{{MIN},\"packages\":{{\"installed\":[{{\"name\":\"bash\"}}]}}}}"), "bad.json: field `packages.installed[0].version`: expected a string, got nothing (the field is required)"),
         (format!("{{{MIN},\"packages\":{{\"cache\":\"hot\"}}}}"), "bad.json: field `packages.cache`: expected \"warm\" or \"cold\", got 'hot'"),
         (format!("{{{MIN},\"packages\":{{\"updates\":[{{\"name\":\"a b\",\"version\":\"1\"}}]}}}}"), "bad.json: field `packages.updates[0].name`: expected a string without white space, got 'a b'"),
-        (format!("{{{MIN},\"hostnme\":\"x\"}}"), "bad.json: field `hostnme`: expected one of the known fields ($schema, description, hostname, domain, host_aliases, os, cpus, interfaces, default_gateway, time, timezone, uptime_minutes, key_digest, classes, env, files_root, files, commands, users, groups, current_user, cf_components, services, processes), got an unknown field"),
         (MIN.replace("\"cpus\":1", "\"cpus\":\"two\"").pipe_obj(), "bad.json: field `cpus`: expected an integer from 1 to 65536, got string \"two\""),
         (MIN.replace("\"time\":\"2026-01-01T00:00:00Z\"", "\"time\":\"2026-01-01 00:00\"").pipe_obj(), "bad.json: field `time`: expected an RFC 3339 time like 2026-11-21T08:16:16+01:00 (too short for YYYY-MM-DDTHH:MM:SS plus a zone), got string \"2026-01-01 00:00\""),
         (MIN.replace("\"arch\":\"x86_64\",", "").pipe_obj(), "bad.json: field `os.arch`: expected a string, got nothing (the field is required)"),

@@ -250,14 +250,16 @@ pub fn simulate_policy(
                 .map(|c| serde_json::json!({"user": c.user, "action": c.action, "command": c.command}))
                 .collect();
             m.insert("users".into(), serde_json::Value::Array(list));
-            if let (Some(before), Some(after)) =
-                (host.services.as_ref(), e.host.services.borrow().as_ref())
-            {
-                m.insert(
-                    "services".into(),
-                    crate::host::services::changes_json(before, after),
-                );
-            }
+        }
+        if let (false, Some(before), Some(after)) = (
+            o.brief_result,
+            host.services.as_ref(),
+            e.host.services.borrow().as_ref(),
+        ) {
+            m.insert(
+                "services".into(),
+                crate::host::services::changes_json(before, after),
+            );
         }
     }
     RunResult {
