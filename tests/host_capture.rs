@@ -92,6 +92,46 @@ fn capture_copies_trees_and_describes_this_machine() {
     let profile: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("me.json")).unwrap()).unwrap();
     assert_eq!(profile["files_root"], "me.root");
+    // the installed packages are dpkg's (every row compared), the process table holds this test
+    if let Ok(q) = Command::new("dpkg-query")
+        .args([
+            "-W",
+            "-f",
+            "${db:Status-Abbrev}|${Package}|${Version}|${Architecture}\n",
+        ])
+        .output()
+    {
+        let mut want: Vec<String> = String::from_utf8_lossy(&q.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("ii |"))
+            .map(str::to_string)
+            .collect();
+        want.sort();
+        let mut got: Vec<String> = profile["packages"]["installed"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                format!(
+                    "{}|{}|{}",
+                    p["name"].as_str().unwrap(),
+                    p["version"].as_str().unwrap(),
+                    p["arch"].as_str().unwrap()
+                )
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, want);
+    }
+    let me = std::process::id();
+    assert!(
+        profile["processes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| p["pid"] == me),
+        "the capturing test (pid {me}) is in the captured process table"
+    );
     // only the variables policies read are kept from the environment
     for k in profile["env"]
         .as_object()

@@ -1,9 +1,11 @@
 //! `cfsim host capture`: a host profile of this machine (the facts local discovery reads, its users and
-//! groups) and, for the file trees the user names, a copy of them as the profile's `files_root`, so a
-//! policy can be simulated "as this host" anywhere (the files discovery reads, [`ALWAYS`], are copied
-//! too, so classes and name lookups are this machine's), and "this host after the change" with the files
-//! promises acting on the copy. Read-only on the machine: nothing runs, nothing outside `--out` and its
-//! root directory is written. Limits: files of at most [`MAX_FILE_BYTES`], at most [`MAX_ENTRIES`]
+//! groups, its installed packages from dpkg's database, its process table from `/proc`) and, for the
+//! file trees the user names, a copy of them as the profile's `files_root` (with the files discovery
+//! reads, [`ALWAYS`], so classes and name lookups are this machine's): a policy can then be simulated
+//! "as this host" anywhere, and "this host after the change" with the files promises acting on the
+//! copy. Services are not captured (their state needs systemctl). Read-only on the machine: nothing
+//! runs, nothing outside `--out` and its root directory is written. Limits: files of at most
+//! [`MAX_FILE_BYTES`], at most [`MAX_ENTRIES`]
 //! entries and [`MAX_TOTAL_BYTES`] in all; going over one is an error and nothing is written.
 
 use std::fs;
@@ -162,6 +164,29 @@ pub fn capture(req: &Request) -> Result<Captured, CaptureError> {
             )),
         );
     }
+    if let Some(m) = v.as_object_mut() {
+        let installed = dpkg_installed();
+        if !installed.is_empty() {
+            m.insert(
+                "packages".into(),
+                serde_json::json!({ "installed": installed }),
+            );
+        }
+        let procs: Vec<Value> = super::processes::local_table(&host.users)
+            .into_iter()
+            .map(|p| {
+                serde_json::json!({
+                    "pid": p.pid, "ppid": p.ppid, "pgid": p.pgid, "user": p.user,
+                    "command": p.command, "vsize": p.vsize, "rsize": p.rsize, "tty": p.tty,
+                    "priority": p.priority, "threads": p.threads,
+                    "elapsed_seconds": p.elapsed_seconds, "cpu_seconds": p.cpu_seconds,
+                })
+            })
+            .collect();
+        if !procs.is_empty() {
+            m.insert("processes".into(), Value::Array(procs));
+        }
+    }
     let text = serde_json::to_string_pretty(&v).map_err(|e| CaptureError(e.to_string()))?;
     fs::write(&req.out, format!("{text}\n"))
         .map_err(|e| CaptureError(format!("cannot write {}: {e}", req.out.display())))?;
@@ -298,4 +323,33 @@ fn finish_dir(to: &Path, meta: &fs::Metadata) {
         let _ = f.set_modified(m);
     }
     apply_meta(to, meta);
+}
+
+/// The installed packages of a Debian-style machine, from dpkg's database (`/var/lib/dpkg/status`,
+/// read, not queried through dpkg): name, version, architecture of each `install ok installed`
+/// entry, in the file's order. Other package managers' databases are not read (empty).
+fn dpkg_installed() -> Vec<Value> {
+    let Ok(text) = fs::read_to_string("/var/lib/dpkg/status") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for stanza in text.split("\n\n") {
+        let field = |k: &str| {
+            stanza
+                .lines()
+                .find_map(|l| l.strip_prefix(k).and_then(|r| r.strip_prefix(": ")))
+                .map(str::trim)
+        };
+        let (Some(name), Some(version), Some(status)) =
+            (field("Package"), field("Version"), field("Status"))
+        else {
+            continue;
+        };
+        if status != "install ok installed" {
+            continue;
+        }
+        let arch = field("Architecture").unwrap_or("amd64");
+        out.push(serde_json::json!({ "name": name, "version": version, "arch": arch }));
+    }
+    out
 }
