@@ -217,6 +217,15 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         return;
     }
     if pr.warn_only {
+        if pr.action_warn {
+            // CompareToFile: each line of the file the edit would remove (added lines are not listed)
+            for l in original.iter().filter(|l| !st.lines.contains(l)) {
+                e.log(
+                    LogLevel::Warning,
+                    &format!("edit_line warning promised: - {l}"),
+                );
+            }
+        }
         pr.should(e, &format!("edit file '{path}'"));
         return;
     }

@@ -193,11 +193,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         return;
     };
     let filename = state.filename.clone();
-    let file_warn = state.action_warn;
+    // a warn-only files promise does not make its edit promises warn-only: they edit the model and
+    // the files promise then says what it would change (recorded: files/warn-only-edit)
     // the lock: once per file and run
     let digest = e.digest(def, t, p, &format!("{promiser}\u{2}{filename}"));
     let already_ran = e.done.contains(&digest);
-    let warn_only = file_warn || (!e.opts.dry_run && e.warn_only(def, p));
+    let warn_only = !e.opts.dry_run && e.warn_only(def, p);
     let policy_file = e.file_path(def.file);
     let line = e.line_of(p);
     let comment = scalar(e, p, "comment");
