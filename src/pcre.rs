@@ -121,6 +121,8 @@ pub struct Options {
     pub caseless: bool,
     pub extended: bool,
     pub ungreedy: bool,
+    /// Without PCRE_MULTILINE (the syntax checker's ranges).
+    pub single_line: bool,
 }
 
 const CACHE_MAX: usize = 1024;
@@ -162,7 +164,7 @@ fn compile_uncached(pattern: &str, opts: Options) -> Result<Arc<Regex>, Error> {
     };
     let shift = text.len() - pattern.len();
     pcre2::bytes::RegexBuilder::new()
-        .multi_line(true)
+        .multi_line(!opts.single_line)
         .dotall(true)
         .caseless(opts.caseless)
         .extended(opts.extended)
@@ -246,6 +248,7 @@ fn pcre8_error(pattern: &str, e: &pcre2::Error) -> (String, usize) {
             "two named subpatterns have the same name".to_string(),
             offset.saturating_sub(1),
         ),
+        169 => (msg, offset.saturating_sub(1)),
         146 | 147 => (
             "unknown property name after \\P or \\p".to_string(),
             offset.saturating_sub(1),
