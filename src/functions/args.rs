@@ -8,8 +8,8 @@ use serde_json::Value as Json;
 
 use super::{CallCtx, FnArg, FnFail};
 use crate::expr::expand::lookup_name;
-use crate::pcre;
 use crate::expr::varref::VarRef;
+use crate::pcre;
 use crate::value::{json_leaf_string, parse_int, parse_real, Value};
 
 /// `None` when `text` is an int inside `range` (`"lo,hi"`), else the agent's complaint.

@@ -164,7 +164,10 @@ fn data_regextract(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 /// The groups as regextract and data_regextract store them (recorded): PCRE's `rc` groups (up to the
 /// last one that took part), a named group under its name only, a group that did not take part as "".
-fn agent_groups(re: &crate::pcre::Regex, caps: &crate::pcre::ByteCaptures<'_>) -> Vec<(String, String)> {
+fn agent_groups(
+    re: &crate::pcre::Regex,
+    caps: &crate::pcre::ByteCaptures<'_>,
+) -> Vec<(String, String)> {
     let names: Vec<Option<&str>> = re.capture_names().collect();
     let last = (0..caps.len())
         .rev()

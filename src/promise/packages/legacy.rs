@@ -69,7 +69,8 @@ fn installed_list(e: &mut Engine<'_>, body: &[(String, String)]) -> Vec<(String,
     if let Some(cmd) = get("package_list_command") {
         if let Some(r) = e.host.host.command(&cmd) {
             // the package_* regexes with the agent's PCRE (anchored both ends, as modelled before)
-            let re = |k: &str| get(k).and_then(|s| crate::pcre::compile(&format!("^(?:{s})$")).ok());
+            let re =
+                |k: &str| get(k).and_then(|s| crate::pcre::compile(&format!("^(?:{s})$")).ok());
             let (name, ver, arch, inst) = (
                 re("package_list_name_regex"),
                 re("package_list_version_regex"),

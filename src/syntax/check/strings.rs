@@ -2,8 +2,6 @@
 //! error (`IsCf3VarString`), Unix mode strings (`ParseModeString`), PCRE range matching (`StringMatchFull`) and
 //! the class-expression syntax check applied to `if`/`ifvarclass` (`ParseExpression`).
 
-
-
 use super::{Anchor, CheckError, Outcome};
 
 /// `IsNakedVar`: the whole string is one `$(...)`/`${...}` (or `@` for `vtype == '@'`) reference.
