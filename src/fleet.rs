@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+// `cfsim fleet --classes RE` is cfsim's own filter, not the agent's matching: the `regex` crate
 use regex::Regex;
 use serde_json::Value as Json;
 

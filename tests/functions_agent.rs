@@ -27,6 +27,7 @@ const IDENTICAL: &[&str] = &[
     "module",
     "mustache",
     "net",
+    "pcre",
     "readers",
     "regex",
     "splayclass",

@@ -28,6 +28,7 @@ fn usage(msg: &str) -> u8 {
 
 /// Runs the fleet; returns the exit code.
 pub fn run(o: &Options) -> u8 {
+    // `--classes RE` is cfsim's own option (the `regex` crate, not the agent's PCRE)
     let classes = match o.classes.as_deref().map(regex::Regex::new) {
         Some(Ok(r)) => Some(r),
         Some(Err(e)) => return usage(&format!("--classes: {e}")),

@@ -32,6 +32,7 @@ pub struct Options {
 
 /// Runs the suite; returns the exit code.
 pub fn run(o: &Options) -> u8 {
+    // `--filter RE` is cfsim's own option (the `regex` crate, not the agent's PCRE)
     let filter = match o.filter.as_deref().map(regex::Regex::new) {
         Some(Ok(r)) => Some(r),
         Some(Err(e)) => {

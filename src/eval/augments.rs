@@ -108,8 +108,9 @@ impl Engine<'_> {
                 let defined: Vec<String> =
                     self.ctx.classes().iter().map(|c| c.qualified()).collect();
                 let by_regex = regexes.iter().any(|r| {
-                    regex::Regex::new(&format!("^(?:{r})$"))
-                        .is_ok_and(|re| defined.iter().any(|c| re.is_match(c)))
+                    // the agent's PCRE full match of each defined class
+                    crate::pcre::compile(r)
+                        .is_ok_and(|re| defined.iter().any(|c| re.is_full_match(c)))
                 });
                 let by_expr = exprs
                     .iter()

@@ -2,7 +2,8 @@
 //! --show-evaluated-classes/--show-evaluated-vars`: header, rows sorted by name, columns padded exactly
 //! as the real tools pad them (trailing blanks included), optional regex filter on the name.
 
-use regex::Regex;
+/// `--show-classes=RE` / `--show-vars=RE` filter with the agent's PCRE (crate::pcre).
+pub type Regex = std::sync::Arc<crate::pcre::Regex>;
 
 use super::context::Context;
 use crate::value::Value;
@@ -21,9 +22,9 @@ pub const VARS_HEADER: &str = "Variable name                            Variable
 pub fn filter(re: Option<&str>) -> Result<Option<Regex>, String> {
     match re {
         None | Some("") => Ok(None),
-        Some(r) => Regex::new(r)
+        Some(r) => crate::pcre::compile(r)
             .map(Some)
-            .map_err(|e| format!("invalid regular expression '{r}': {e}")),
+            .map_err(|e| format!("invalid regular expression '{r}': {}", e.message)),
     }
 }
 
@@ -56,7 +57,7 @@ pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
     let mut s = String::from(CLASSES_HEADER);
     s.push('\n');
     for (name, tags) in ctx.global_class_rows() {
-        if re.is_some_and(|r| !r.is_match(&name)) {
+        if re.is_some_and(|r| !r.is_match(name.as_bytes())) {
             continue;
         }
         let comment = ctx.comments.get(&name).map_or("", String::as_str);
@@ -108,7 +109,7 @@ pub fn vars_table(ctx: &Context, re: Option<&Regex>) -> String {
     s.push_str(VARS_HEADER);
     s.push('\n');
     for (name, value, tags) in rows {
-        if re.is_some_and(|r| !r.is_match(&name)) {
+        if re.is_some_and(|r| !r.is_match(name.as_bytes())) {
             continue;
         }
         let comment = ctx.comments.get(&name).map_or("", String::as_str);
@@ -153,9 +154,9 @@ mod tests {
         let re = filter(Some("linu")).ok().flatten();
         assert!(re
             .as_ref()
-            .is_some_and(|r| r.is_match("compiled_on_linux_gnu")));
-        assert!(re.as_ref().is_some_and(|r| r.is_match("linux")));
-        assert!(!re.as_ref().is_some_and(|r| r.is_match("debian")));
+            .is_some_and(|r| r.is_match(b"compiled_on_linux_gnu")));
+        assert!(re.as_ref().is_some_and(|r| r.is_match(b"linux")));
+        assert!(!re.as_ref().is_some_and(|r| r.is_match(b"debian")));
         assert!(filter(Some("(")).is_err());
     }
 }

@@ -5,6 +5,7 @@
 //! and modules (`commands` with `module => "true"`, which may set anything). A name written with
 //! variables that could expand to the one asked about is a "maybe" candidate.
 
+// cfsim's own candidate search, not the agent's matching: the `regex` crate (agent matching is crate::pcre)
 use regex::Regex;
 
 use super::facts::{display, ClassKey, Facts, PromiseAt};

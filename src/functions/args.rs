@@ -2,15 +2,14 @@
 //! (variable name, `@(x)`, inline JSON, or a nested call's list/data), boolean options, regex compilation
 //! with the agent's PCRE semantics.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value as Json;
 
 use super::{CallCtx, FnArg, FnFail};
 use crate::expr::expand::lookup_name;
 use crate::expr::varref::VarRef;
+use crate::pcre;
 use crate::value::{json_leaf_string, parse_int, parse_real, Value};
 
 /// `None` when `text` is an int inside `range` (`"lo,hi"`), else the agent's complaint.
@@ -204,25 +203,17 @@ pub fn as_json(v: &Value) -> Json {
     v.to_json()
 }
 
-/// A compiled regex with the agent's semantics: PCRE without UTF mode (bytes; `\\w`, `.` and `(?i)`
-/// are ASCII/byte based), DOTALL and MULTILINE.
-/// Shared (`Arc`): a compiled regex is cached per text, and its clones reuse the search caches. Full
-/// matches are decided as [`FullMatcher`] says; the searching regex ([`Re::plain`]) of a pattern that
-/// full matches need not compile is only compiled when a function searches with it.
+/// A compiled regex with the agent's semantics (`crate::pcre`: PCRE without UTF mode, so `\\w`, `.` and
+/// `(?i)` are byte based; DOTALL and MULTILINE). Shared (`Arc`): a compiled regex is cached per text.
+/// Full matches of [`Simple`] patterns are decided without the engine.
 #[derive(Debug, Clone)]
 pub struct Re(Arc<FullMatcher>);
 
-/// How [`Re::full_match`] decides: `.*` (DOTALL, bytes) fully matches every string; otherwise the
-/// pattern anchored at the start (`\A(?:…)`, compiled on first use) is searched: its match at offset 0
-/// is the leftmost-first match whenever the leftmost match starts at 0, and there is none otherwise.
-/// When anchoring does not compile (an `(?x)` comment swallowing the parenthesis), the plain regex is used.
+/// A compiled pattern and, for a plain one, its byte-by-byte matcher.
 #[derive(Debug)]
 pub struct FullMatcher {
     body: String,
-    /// The searching regex: compiled at once for a pattern that is not [`Simple`] (its errors are the
-    /// function's), on first use for a simple one (which always compiles).
-    plain: OnceLock<regex::bytes::Regex>,
-    anchored: OnceLock<Option<regex::bytes::Regex>>,
+    plain: Arc<pcre::Regex>,
     /// The pattern when it is made only of ASCII letters, digits, `_ - : = , /`, blanks and `.` (any
     /// byte), optionally ending in `.*`: matched byte by byte without the regex engine.
     simple: Option<Simple>,
@@ -264,14 +255,8 @@ impl Simple {
 
 impl Re {
     /// The regex that searches (DOTALL, MULTILINE, bytes).
-    pub fn plain(&self) -> &regex::bytes::Regex {
-        self.0.plain.get_or_init(|| {
-            #[allow(clippy::expect_used)]
-            // only simple patterns get here: ASCII letters, digits, a few punctuation bytes and `.`,
-            // which always form a valid regex
-            regex::bytes::Regex::new(&format!("(?ms-u){}", self.0.body))
-                .expect("a simple pattern compiles")
-        })
+    pub fn plain(&self) -> &pcre::Regex {
+        &self.0.plain
     }
 
     /// The agent's "full match": the first (leftmost) match must span the whole string.
@@ -283,14 +268,7 @@ impl Re {
         if let Some(simple) = &f.simple {
             return simple.full_match(s.as_bytes());
         }
-        let anchored = f
-            .anchored
-            .get_or_init(|| regex::bytes::Regex::new(&format!("(?ms-u)\\A(?:{})", f.body)).ok());
-        anchored
-            .as_ref()
-            .unwrap_or_else(|| self.plain())
-            .find(s.as_bytes())
-            .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+        f.plain.is_full_match(s)
     }
 }
 
@@ -309,114 +287,15 @@ pub fn regex_or_log(ctx: &mut CallCtx<'_>, re: &str) -> Option<Re> {
     regex(ctx, re).ok()
 }
 
-/// Rewrites non-ASCII characters as byte escapes so they match byte-wise, as PCRE without UTF does.
-fn bytewise(re: &str) -> String {
-    let mut out = String::with_capacity(re.len());
-    let mut escaped = false;
-    for c in re.chars() {
-        if escaped {
-            escaped = false;
-            // PCRE's `\Z` (end, or before a final newline) has no Rust form: the strict end is used.
-            out.push(if c == 'Z' { 'z' } else { c });
-            continue;
-        }
-        if c == '\\' {
-            escaped = true;
-            out.push(c);
-        } else if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("\\x{b:02X}"));
-            }
-        }
-    }
-    out
-}
-
-/// Most distinct regex texts kept compiled per thread; the cache is emptied when it is full.
-pub const REGEX_CACHE_LIMIT: usize = 1024;
-
-type Compiled = Result<Re, (String, usize)>;
-
-thread_local! {
-    static REGEX_CACHE: RefCell<HashMap<String, Compiled>> = RefCell::new(HashMap::new());
-}
-
-/// Compiles with the agent's flags; the error is a PCRE message and offset. Results (errors too) are
-/// memoised per thread by the regex text: policies call matching functions with the same regex often.
+/// Compiles with the agent's flags; the error is a PCRE message and offset. Compiled regexes (errors
+/// too) are memoised per thread by `crate::pcre`.
 pub fn compile(re: &str) -> Result<Re, (String, usize)> {
-    if let Some(hit) = REGEX_CACHE.with(|c| c.borrow().get(re).cloned()) {
-        return hit;
-    }
-    let compiled = compile_uncached(re);
-    REGEX_CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= REGEX_CACHE_LIMIT {
-            c.clear();
-        }
-        c.insert(re.to_string(), compiled.clone());
-    });
-    compiled
-}
-
-fn compile_uncached(re: &str) -> Result<Re, (String, usize)> {
-    let body = bytewise(re);
-    let simple = Simple::parse(re);
-    let plain = OnceLock::new();
-    if simple.is_none() {
-        let compiled = regex::bytes::Regex::new(&format!("(?ms-u){body}"))
-            .map_err(|e| pcre_error(re, &e.to_string()))?;
-        let _ = plain.set(compiled);
-    }
+    let plain = pcre::compile(re).map_err(|e| (e.message, e.offset))?;
     Ok(Re(Arc::new(FullMatcher {
-        body,
+        body: re.to_string(),
         plain,
-        anchored: OnceLock::new(),
-        simple,
+        simple: Simple::parse(re),
     })))
-}
-
-fn pcre_error(re: &str, rust_msg: &str) -> (String, usize) {
-    let b = re.as_bytes();
-    let mut depth = 0i64;
-    let mut i = 0;
-    let mut in_class = false;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'[' if !in_class => in_class = true,
-            b']' if in_class => in_class = false,
-            b'(' if !in_class => depth += 1,
-            b')' if !in_class => {
-                depth -= 1;
-                if depth < 0 {
-                    return ("unmatched parentheses".into(), i);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    if in_class {
-        return ("missing terminating ] for character class".into(), re.len());
-    }
-    if depth > 0 {
-        return ("missing )".into(), re.len());
-    }
-    if rust_msg.contains("repetition operator missing expression") {
-        let pos = b
-            .iter()
-            .enumerate()
-            .position(|(j, c)| {
-                matches!(c, b'*' | b'+' | b'?') && (j == 0 || matches!(b[j - 1], b'(' | b'|'))
-            })
-            .unwrap_or(0);
-        return ("nothing to repeat".into(), pos);
-    }
-    let last = rust_msg.lines().last().unwrap_or(rust_msg).trim();
-    (format!("cfsim regex engine: {last}"), 0)
 }
 
 /// The agent's "full match" (see [`Re::full_match`]).
@@ -448,8 +327,8 @@ mod tests {
         ] {
             let r = compile(re).unwrap();
             assert_eq!(r.full_match(s), want, "{re} on {s}");
-            let plain = regex::bytes::Regex::new(&format!("(?ms-u)\\A(?:{re})\\z")).unwrap();
-            assert_eq!(plain.is_match(s.as_bytes()), want, "regex {re} on {s}");
+            let plain = crate::pcre::compile(re).unwrap();
+            assert_eq!(plain.is_full_match(s), want, "pcre {re} on {s}");
         }
     }
 }

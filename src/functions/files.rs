@@ -226,7 +226,8 @@ fn component_matches(pat: &str, re: Option<&regex::Regex>, name: &str) -> bool {
     pat == "*" || re.is_some_and(|r| r.is_match(name))
 }
 
-/// The regex of one path component's glob pattern (`*`, `?`, `[…]`, `[!…]`).
+/// The regex of one path component's glob pattern (`*`, `?`, `[…]`, `[!…]`): cfsim's own translation of
+/// findfiles() globs (the agent uses glob(3), not PCRE), so it stays on the `regex` crate.
 fn glob_regex(pat: &str) -> Option<regex::Regex> {
     let mut re = String::from("^");
     let mut chars = pat.chars().peekable();

@@ -32,11 +32,17 @@ fn regcmp(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 /// Expands `$N` and `\N` back-references of a replacement.
-fn expand_replacement(rep: &str, caps: &regex::bytes::Captures<'_>) -> Vec<u8> {
+fn expand_replacement(rep: &str, caps: &crate::pcre::ByteCaptures<'_>) -> Vec<u8> {
     let b = rep.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
+        // `\0` is a NUL byte in pcrs replacements, not group 0 (recorded: the result ends there)
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'0') {
+            out.push(0);
+            i += 2;
+            continue;
+        }
         if (b[i] == b'$' || b[i] == b'\\') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
             let mut j = i + 1;
             while b.get(j).is_some_and(u8::is_ascii_digit) {
@@ -78,16 +84,34 @@ fn regex_replace(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     };
     let global = opts.contains('g');
     let hay = s.as_bytes();
+    // the agent's pcre_wrap (Privoxy's pcrs): record every match first; after a match the search goes on
+    // from its end, or one byte on when the match is empty *at the search offset* (so an empty match
+    // right after a non-empty one is found twice: `\b` on "foo bar" gives "|foo|| |bar||", recorded)
+    let mut matches = Vec::new();
+    let mut offset = 0;
+    while let Some(caps) = re.plain().captures_at(hay, offset) {
+        let Some(m) = caps.get(0) else { break };
+        let end = m.end();
+        matches.push(caps);
+        if !global {
+            break;
+        }
+        if end == offset {
+            if offset < hay.len() {
+                offset += 1;
+            } else {
+                break;
+            }
+        } else {
+            offset = end;
+        }
+    }
     let mut out = Vec::new();
     let mut last = 0;
-    let mut pos = 0;
-    while pos <= hay.len() {
-        let Some(caps) = re.plain().captures_at(hay, pos) else {
-            break;
-        };
-        let Some(m) = caps.get(0) else { break };
-        out.extend_from_slice(&hay[last..m.start()]);
-        out.extend(expand_replacement(rep, &caps));
+    for caps in &matches {
+        let Some(m) = caps.get(0) else { continue };
+        out.extend_from_slice(hay.get(last..m.start()).unwrap_or_default());
+        out.extend(expand_replacement(rep, caps));
         if out.len() > super::MAX_RESULT_BYTES {
             return Err(ctx.fail(format!(
                 "cfsim: regex_replace would build a string of more than {} bytes",
@@ -95,17 +119,12 @@ fn regex_replace(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             )));
         }
         last = m.end();
-        pos = if m.end() == m.start() {
-            m.end() + 1
-        } else {
-            m.end()
-        };
-        if !global {
-            break;
-        }
     }
-    let last = last.min(hay.len());
-    out.extend_from_slice(&hay[last..]);
+    out.extend_from_slice(hay.get(last..).unwrap_or_default());
+    // the result is a C string: a NUL from a `\0` in the replacement ends it (recorded)
+    if let Some(nul) = out.iter().position(|&b| b == 0) {
+        out.truncate(nul);
+    }
     Ok(Value::str(lossy(&out)))
 }
 
@@ -115,17 +134,14 @@ fn regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         return Ok(Value::context(false));
     };
     let s = a[1].text();
-    let Some(caps) = re.plain().captures(s.as_bytes()) else {
+    let Some(caps) = re.plain().captures_bytes(s.as_bytes()) else {
         return Ok(Value::context(false));
     };
     let arr = crate::expr::VarRef::parse(a[2].text());
     let (ns, scope) = arr.resolve_scope(&*ctx.env);
-    for (i, m) in caps.iter().enumerate() {
-        if let Some(m) = m {
-            let lval = format!("{}[{i}]", arr.lval());
-            ctx.env
-                .define_var(&ns, &scope, &lval, Value::str(lossy(m.as_bytes())));
-        }
+    for (key, val) in agent_groups(re.plain(), &caps) {
+        let lval = format!("{}[{key}]", arr.lval());
+        ctx.env.define_var(&ns, &scope, &lval, Value::str(val));
     }
     Ok(Value::context(true))
 }
@@ -136,21 +152,38 @@ fn data_regextract(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         return Err(FnFail);
     };
     let s = a[1].text();
-    let Some(caps) = re.plain().captures(s.as_bytes()) else {
+    let Some(caps) = re.plain().captures_bytes(s.as_bytes()) else {
         return Err(FnFail);
     };
     let mut m = Map::new();
-    let names: Vec<Option<&str>> = re.plain().capture_names().collect();
-    for (i, c) in caps.iter().enumerate() {
-        let Some(c) = c else { continue };
-        let key = names
-            .get(i)
-            .copied()
-            .flatten()
-            .map_or_else(|| i.to_string(), str::to_string);
-        m.insert(key, Json::String(lossy(c.as_bytes())));
+    for (key, val) in agent_groups(re.plain(), &caps) {
+        m.insert(key, Json::String(val));
     }
     Ok(Value::Data(Json::Object(m)))
+}
+
+/// The groups as regextract and data_regextract store them (recorded): PCRE's `rc` groups (up to the
+/// last one that took part), a named group under its name only, a group that did not take part as "".
+fn agent_groups(
+    re: &crate::pcre::Regex,
+    caps: &crate::pcre::ByteCaptures<'_>,
+) -> Vec<(String, String)> {
+    let names: Vec<Option<&str>> = re.capture_names().collect();
+    let last = (0..caps.len())
+        .rev()
+        .find(|&i| caps.get(i).is_some())
+        .unwrap_or(0);
+    (0..=last)
+        .map(|i| {
+            let key = names
+                .get(i)
+                .copied()
+                .flatten()
+                .map_or_else(|| i.to_string(), str::to_string);
+            let val = caps.get(i).map(|m| lossy(m.as_bytes())).unwrap_or_default();
+            (key, val)
+        })
+        .collect()
 }
 
 /// Splits like `string_split`: at most `max` pieces, the last keeping the remainder.
@@ -160,15 +193,18 @@ pub fn split_max(re: &super::args::Re, s: &str, max: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut start = 0;
     while out.len() + 1 < max {
-        let Some(m) = re.plain().find_at(hay, start) else {
+        // the agent searches the rest as a new subject: look-behind does not see the bytes before it, and
+        // an empty match at its start yields an empty piece without moving on (recorded)
+        let rest = hay.get(start..).unwrap_or_default();
+        let Some(m) = re.plain().find_at(rest, 0) else {
             break;
         };
-        if m.end() == m.start() && m.start() == start {
+        if m.end() == 0 {
             out.push(String::new());
             continue;
         }
-        out.push(lossy(&hay[start..m.start()]));
-        start = m.end();
+        out.push(lossy(&rest[..m.start()]));
+        start += m.end();
     }
     out.push(lossy(&hay[start..]));
     out

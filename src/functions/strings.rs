@@ -261,7 +261,7 @@ fn leading_real(s: &str) -> f64 {
 fn lastnode(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let (s, sep) = (a[0].text(), a[1].text());
     let out = match super::args::compile(sep) {
-        Ok(re) => match re.plain().find_iter(s.as_bytes()).last() {
+        Ok(re) => match re.plain().find_iter(s.as_bytes()).pop() {
             Some(m) => s.get(m.end()..).unwrap_or("").to_string(),
             None => s.to_string(),
         },

@@ -575,7 +575,8 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
     }
     let mut budget = MATCH_BUDGET;
     for (re, calls) in by_regex {
-        let Ok(rx) = regex::Regex::new(&format!("^(?:{re})$")) else {
+        // classmatch()/classesmatching() as the agent matches: PCRE, the first match spanning the name
+        let Ok(rx) = crate::pcre::compile(re) else {
             continue;
         };
         let prefix = literal_prefix(re);
@@ -588,7 +589,7 @@ pub fn build(m: &Model<'_>) -> PolicyGraph {
                 break;
             }
             budget -= 1;
-            if rx.is_match(d) {
+            if rx.is_full_match(d) {
                 hits.push(d);
             }
         }

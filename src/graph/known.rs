@@ -8,6 +8,7 @@
 
 use std::sync::OnceLock;
 
+// cfsim's own lint patterns, not the agent's matching: the `regex` crate (agent matching is crate::pcre)
 use regex::Regex;
 
 /// Names defined on some host or by the agent itself.

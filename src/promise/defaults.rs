@@ -7,8 +7,9 @@ use crate::eval::{BundleDef, Engine, Outcome};
 use crate::syntax::ast::Promise;
 use crate::value::Value;
 
+/// `if_match_regex`: the agent's full match (PCRE, the first match spans the value).
 fn full_match(re: &str, s: &str) -> bool {
-    regex::Regex::new(&format!("^(?:{re})$")).is_ok_and(|r| r.is_match(s))
+    crate::pcre::string_match_full(re, s)
 }
 
 /// Whether the default replaces `current` (`None`: undefined).

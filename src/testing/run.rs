@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+// test-spec expectations are cfsim's own syntax, not the agent's matching: the `regex` crate
 use regex::Regex;
 use serde_json::Value as Json;
 

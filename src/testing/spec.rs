@@ -180,6 +180,7 @@ impl Reader<'_> {
 
     fn regex(&self, n: &Node, what: &str) -> Result<String, SpecError> {
         let r = self.string(n, what)?;
+        // a test spec's own regex (cfsim syntax, the `regex` crate; not the agent's PCRE)
         if let Err(e) = regex::Regex::new(&format!("^(?:{r})$")) {
             return self.err(n, format!("{what}: invalid regular expression: {e}"));
         }

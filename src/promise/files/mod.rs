@@ -246,7 +246,8 @@ fn expand_promiser(e: &mut Engine<'_>, promiser: &str, create: bool) -> Vec<Stri
         let mut next = Vec::new();
         for dir in &cur {
             if is_regex(c) {
-                let Ok(re) = regex::Regex::new(&format!("^(?:{c})$")) else {
+                // a promiser's regex component: the agent's PCRE, anchored both ends
+                let Ok(re) = crate::pcre::compile(&format!("^(?:{c})$")) else {
                     return vec![promiser.to_string()];
                 };
                 let d = if dir.is_empty() { "/" } else { dir.as_str() };
@@ -258,7 +259,7 @@ fn expand_promiser(e: &mut Engine<'_>, promiser: &str, create: bool) -> Vec<Stri
                     // parent missing: best effort, the literal promiser
                     return vec![promiser.to_string()];
                 };
-                for n in names.into_iter().filter(|n| re.is_match(n)) {
+                for n in names.into_iter().filter(|n| re.is_match(n.as_bytes())) {
                     next.push(format!("{dir}/{n}"));
                 }
             } else {

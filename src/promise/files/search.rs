@@ -12,11 +12,9 @@ use crate::host::vfs::{Kind, Meta};
 /// Most paths one depth search visits.
 pub const MAX_VISITS: usize = 1_000_000;
 
+/// file_select's leaf_name/path_name (and depth_search include/exclude): the agent's `FullTextMatch`.
 fn full_match(re: &str, s: &str) -> bool {
-    if re == s {
-        return true;
-    }
-    regex::Regex::new(&format!("^(?:{re})$")).is_ok_and(|r| r.is_match(s))
+    crate::pcre::full_match(re, s)
 }
 
 fn eval_tokens(x: &ClassExpr, tokens: &[&str]) -> bool {

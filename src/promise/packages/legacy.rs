@@ -68,23 +68,24 @@ fn installed_list(e: &mut Engine<'_>, body: &[(String, String)]) -> Vec<(String,
     let get = |k: &str| body.iter().find(|(l, _)| l == k).map(|(_, v)| v.clone());
     if let Some(cmd) = get("package_list_command") {
         if let Some(r) = e.host.host.command(&cmd) {
-            let re = |k: &str| get(k).and_then(|s| regex::Regex::new(&format!("^(?:{s})$")).ok());
+            // the package_* regexes with the agent's PCRE (anchored both ends, as modelled before)
+            let re =
+                |k: &str| get(k).and_then(|s| crate::pcre::compile(&format!("^(?:{s})$")).ok());
             let (name, ver, arch, inst) = (
                 re("package_list_name_regex"),
                 re("package_list_version_regex"),
                 re("package_list_arch_regex"),
                 re("package_installed_regex"),
             );
-            let cap = |r: &Option<regex::Regex>, l: &str| {
+            let cap = |r: &Option<std::sync::Arc<crate::pcre::Regex>>, l: &str| {
                 r.as_ref()
                     .and_then(|r| r.captures(l))
-                    .and_then(|c| c.get(1))
-                    .map(|m| m.as_str().to_string())
+                    .and_then(|c| c.groups.get(1).cloned().flatten())
             };
             return r
                 .output
                 .lines()
-                .filter(|l| inst.as_ref().is_none_or(|r| r.is_match(l)))
+                .filter(|l| inst.as_ref().is_none_or(|r| r.is_match(l.as_bytes())))
                 .filter_map(|l| {
                     Some((
                         cap(&name, l)?,

@@ -2,10 +2,6 @@
 //! error (`IsCf3VarString`), Unix mode strings (`ParseModeString`), PCRE range matching (`StringMatchFull`) and
 //! the class-expression syntax check applied to `if`/`ifvarclass` (`ParseExpression`).
 
-use std::sync::Mutex;
-
-use regex::bytes::{Regex, RegexBuilder};
-
 use super::{Anchor, CheckError, Outcome};
 
 /// `IsNakedVar`: the whole string is one `$(...)`/`${...}` (or `@` for `vtype == '@'`) reference.
@@ -228,88 +224,18 @@ pub(super) fn parse_mode_string(mode: &str, log: &mut Vec<String>) -> bool {
     }
 }
 
-/// Rewrite a PCRE pattern from the syntax tables into `regex` syntax: inside character classes PCRE treats
-/// `[`, `&` and `~` literally, `regex` gives them meaning.
-fn pcre_to_rust(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 8);
-    let mut in_class = false;
-    let mut class_start = false;
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            out.push(c);
-            if let Some(n) = chars.next() {
-                out.push(n);
-            }
-            class_start = false;
-            continue;
-        }
-        if in_class {
-            match c {
-                ']' if class_start => out.push_str("\\]"),
-                ']' => {
-                    in_class = false;
-                    out.push(']');
-                }
-                '[' | '&' | '~' => {
-                    out.push('\\');
-                    out.push(c);
-                }
-                '^' if class_start => {
-                    out.push('^');
-                    continue;
-                }
-                _ => out.push(c),
-            }
-            class_start = false;
-        } else {
-            if c == '[' {
-                in_class = true;
-                class_start = true;
-            }
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// At most this many compiled range regexes are kept (the 3.21 tables have about 30 distinct ones).
-const REGEX_CACHE_LIMIT: usize = 64;
-
-/// Compiled range regexes, shared by the threads that check files (the loader and the prefetch worker):
-/// compiling one costs more than checking a whole file with it.
-static COMPILED: Mutex<Vec<(String, Option<Regex>)>> = Mutex::new(Vec::new());
-
-fn compile(pattern: &str) -> Option<Regex> {
-    // the agent compiles syntax ranges with PCRE_DOTALL: `.*` accepts a multi-line `content`
-    // (recorded: policies/files/content-multiline-nonl)
-    RegexBuilder::new(&pcre_to_rust(pattern))
-        .unicode(false)
-        .dot_matches_new_line(true)
-        .build()
-        .ok()
-}
-
-/// `StringMatchFull`: the first (leftmost, PCRE-preferred) match covers the whole string. PCRE runs without
-/// UTF mode, so matching is on bytes (`.` is one byte of `é`). `None` when the pattern does not compile.
+/// `StringMatchFull` against a syntax range: the first (leftmost, PCRE-preferred) match covers the whole
+/// string. The agent compiles ranges with PCRE_DOTALL only (`.*` accepts a multi-line `content`, recorded:
+/// policies/files/content-multiline-nonl), without UTF mode (bytes: `.` is one byte of `é`); through
+/// `crate::pcre`, which caches compiled ranges per thread. `None` when the pattern does not compile.
 pub(super) fn full_match(pattern: &str, s: &str) -> Option<bool> {
-    let matches = |re: &Regex| {
-        re.find(s.as_bytes())
-            .is_some_and(|m| m.start() == 0 && m.end() == s.len())
+    let opts = crate::pcre::Options {
+        single_line: true,
+        ..Default::default()
     };
-    let mut cache = match COMPILED.lock() {
-        Ok(c) => c,
-        Err(poisoned) => poisoned.into_inner(),
-    };
-    if let Some((_, re)) = cache.iter().find(|(p, _)| p == pattern) {
-        return re.as_ref().map(matches);
-    }
-    let re = compile(pattern);
-    let result = re.as_ref().map(matches);
-    if cache.len() < REGEX_CACHE_LIMIT {
-        cache.push((pattern.to_string(), re));
-    }
-    result
+    crate::pcre::compile_with(pattern, opts)
+        .ok()
+        .map(|re| re.is_full_match(s))
 }
 
 /// `ParseExpression` over a class expression: `Ok(end)` for a parsable prefix ending at byte `end` (trailing
