@@ -10,6 +10,10 @@
 //! matches fewer cases than its floor (raised as cfsim gets closer) or when the scratch tree the
 //! policy ran on changed (the simulation never touches it).
 
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::root;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,38 +30,6 @@ const FLOORS: &[(&str, usize)] = &[
     ("manifest", 174),
     ("manifest-full", 174),
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The cases, or with `CFSIM_FILES_ONLY=prefix,prefix` set only those whose names start with one of
-/// the prefixes (the floors are then not checked).
-fn cases() -> Vec<PathBuf> {
-    let only: Vec<String> = std::env::var("CFSIM_FILES_ONLY")
-        .map(|v| {
-            v.split(',')
-                .filter(|p| !p.is_empty())
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies/files"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.join("policy.cf").is_file())
-                .filter(|p| {
-                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-                    only.is_empty()
-                        || name.is_some_and(|n| only.iter().any(|o| n.starts_with(o.as_str())))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
 
 /// The recorder's normalisation (`tests/oracle/record-files.sh --normalise`): the simulate chroot's
 /// pid, stat-block dates, timestamp backup names (`_<epoch>_<canonified ctime>` → `_<TS>`) and the
@@ -299,7 +271,7 @@ fn run_case(case: &Path, tmp: &Path, i: usize, root_user: bool) -> CaseResult {
 
 #[test]
 fn files_cases_match_the_real_agent() {
-    let cases = cases();
+    let cases = corpus::cases("files");
     if cases.is_empty() {
         return;
     }
@@ -349,7 +321,7 @@ fn files_cases_match_the_real_agent() {
         }
     }
     assert!(touched.is_empty(), "the scratch tree changed: {touched:?}");
-    if std::env::var_os("CFSIM_FILES_ONLY").is_none() {
+    if !corpus::narrowed("files") {
         assert!(short.is_empty(), "below the floors: {short:?}");
     }
 }

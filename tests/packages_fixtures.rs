@@ -14,6 +14,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::root;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,38 +34,6 @@ const FLOORS: &[(&str, usize)] = &[
     ("diff", 43),
     ("manifest", 43),
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The cases, or with `CFSIM_PACKAGES_ONLY=prefix,prefix` only those whose names start with one of
-/// the prefixes (the floors are then not checked).
-fn cases() -> Vec<PathBuf> {
-    let only: Vec<String> = std::env::var("CFSIM_PACKAGES_ONLY")
-        .map(|v| {
-            v.split(',')
-                .filter(|p| !p.is_empty())
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies/packages"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.join("policy.cf").is_file())
-                .filter(|p| {
-                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-                    only.is_empty()
-                        || name.is_some_and(|n| only.iter().any(|o| n.starts_with(o.as_str())))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
 
 /// The recorder's normalisation (only the simulate chroot's pid matters here).
 fn normalise(s: &str) -> String {
@@ -180,7 +152,7 @@ fn setup(case: &Path, name: &str, tmp: &Path, n: usize) -> PathBuf {
 
 #[test]
 fn packages_cases_match_the_real_agent() {
-    let cases = cases();
+    let cases = corpus::cases("packages");
     if cases.is_empty() {
         return;
     }
@@ -248,7 +220,7 @@ fn packages_cases_match_the_real_agent() {
             short.push(format!("{mode}: {n} < {floor}"));
         }
     }
-    if std::env::var_os("CFSIM_PACKAGES_ONLY").is_none() {
+    if !corpus::narrowed("packages") {
         assert!(short.is_empty(), "below the floors: {short:?}");
     }
 }

@@ -11,6 +11,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::root;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,36 +31,6 @@ const FLOORS: &[(&str, usize)] = &[
     ("diff", 37),
     ("manifest", 37),
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn cases() -> Vec<PathBuf> {
-    let only: Vec<String> = std::env::var("CFSIM_USERS_ONLY")
-        .map(|v| {
-            v.split(',')
-                .filter(|p| !p.is_empty())
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies/users"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.join("policy.cf").is_file() && p.join("expected").is_dir())
-                .filter(|p| {
-                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-                    only.is_empty()
-                        || name.is_some_and(|n| only.iter().any(|o| n.starts_with(o.as_str())))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
 
 /// The recorder's normalisation (`tests/oracle/record-users.sh`): the simulate chroot's pid, a
 /// SHA-512 crypt hash not containing `cfsim` and a yescrypt hash; plus cfsim's stand-in for a hash
@@ -355,7 +329,7 @@ fn run_case(case: &Path, tmp: &Path, i: usize) -> CaseResult {
 
 #[test]
 fn users_cases_match_the_real_agent() {
-    let cases = cases();
+    let cases = corpus::cases("users");
     if cases.is_empty() {
         return;
     }
@@ -398,7 +372,7 @@ fn users_cases_match_the_real_agent() {
             short.push(format!("{mode}: {n} < {floor}"));
         }
     }
-    if std::env::var_os("CFSIM_USERS_ONLY").is_none() {
+    if !corpus::narrowed("users") {
         assert!(short.is_empty(), "below the floors: {short:?}");
     }
 }

@@ -145,6 +145,17 @@ fn build(pairs: Pairs<'_, Rule>) -> Option<ClassExpr> {
 }
 
 impl ClassExpr {
+    /// The expression over a fixed set of true names (`process_result`, `file_result`: the selection
+    /// criteria that matched).
+    pub fn eval_names(&self, names: &[&str]) -> bool {
+        match self {
+            ClassExpr::Name(n) => names.contains(&n.as_str()),
+            ClassExpr::Not(a) => !a.eval_names(names),
+            ClassExpr::And(a, b) => a.eval_names(names) && b.eval_names(names),
+            ClassExpr::Or(a, b) => a.eval_names(names) || b.eval_names(names),
+        }
+    }
+
     /// Evaluates against the classes of `env`.
     pub fn eval(&self, env: &dyn EvalEnv) -> bool {
         match self {

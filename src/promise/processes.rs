@@ -10,8 +10,10 @@
 
 use crate::eval::output::LogLevel;
 use crate::eval::{BundleDef, Engine, Outcome};
-use crate::expr::classexpr::{parse, ClassExpr};
+use crate::expr::classexpr::parse;
 use crate::host::processes::Process;
+// one step's result: the files promises' lattice
+use crate::promise::files::Res;
 use crate::syntax::ast::Promise;
 
 /// The agent's signal names and numbers (Linux).
@@ -33,16 +35,6 @@ const SIGNALS: &[(&str, i32)] = &[
     ("stop", 19),
 ];
 
-/// One step's result, in the agent's lattice order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Res {
-    Skipped,
-    Noop,
-    Change,
-    Warn,
-    Fail,
-}
-
 struct Run<'a> {
     def: &'a BundleDef,
     p: &'a Promise,
@@ -53,13 +45,9 @@ impl Run<'_> {
     /// `cfPS`: the step's classes at once, the promise's result aggregated.
     fn step(&mut self, e: &mut Engine<'_>, r: Res) {
         self.res = self.res.max(r);
-        let o = match r {
-            Res::Skipped => return,
-            Res::Noop => Outcome::Kept,
-            Res::Change => Outcome::Repaired,
-            Res::Warn | Res::Fail => Outcome::Failed,
-        };
-        e.apply_classes_body(self.def, self.p, o);
+        if let Some(o) = r.outcome() {
+            e.apply_classes_body(self.def, self.p, o);
+        }
     }
 }
 
@@ -72,15 +60,6 @@ fn range(v: &str) -> Option<(i64, i64)> {
         n => n.parse().ok(),
     };
     Some((int(a)?, int(b)?))
-}
-
-fn eval_tokens(x: &ClassExpr, tokens: &[&str]) -> bool {
-    match x {
-        ClassExpr::Name(n) => tokens.contains(&n.as_str()),
-        ClassExpr::Not(a) => !eval_tokens(a, tokens),
-        ClassExpr::And(a, b) => eval_tokens(a, tokens) && eval_tokens(b, tokens),
-        ClassExpr::Or(a, b) => eval_tokens(a, tokens) || eval_tokens(b, tokens),
-    }
 }
 
 /// A `process_select` body, its values expanded.
@@ -182,7 +161,7 @@ impl Select {
             }
         }
         match self.result.as_deref().map(parse) {
-            Some(Ok(x)) => eval_tokens(&x, &tokens),
+            Some(Ok(x)) => x.eval_names(&tokens),
             Some(Err(_)) => false,
             // without process_result every given criterion must hold
             None => {

@@ -16,6 +16,18 @@ pub enum Res {
     Fail,
 }
 
+impl Res {
+    /// The outcome whose classes a step of this result sets (`cfPS`); none for a skipped step.
+    pub fn outcome(self) -> Option<Outcome> {
+        match self {
+            Res::Skipped => None,
+            Res::Noop => Some(Outcome::Kept),
+            Res::Change => Some(Outcome::Repaired),
+            Res::Warn | Res::Fail => Some(Outcome::Failed),
+        }
+    }
+}
+
 /// The promise under evaluation and its aggregated result.
 pub struct Pr<'a> {
     pub def: &'a BundleDef,
@@ -45,13 +57,9 @@ impl<'a> Pr<'a> {
         if r > self.res {
             self.res = r;
         }
-        let o = match r {
-            Res::Skipped => return,
-            Res::Noop => Outcome::Kept,
-            Res::Change => Outcome::Repaired,
-            Res::Warn | Res::Fail => Outcome::Failed,
-        };
-        e.apply_classes_body(self.def, self.p, o);
+        if let Some(o) = r.outcome() {
+            e.apply_classes_body(self.def, self.p, o);
+        }
     }
 
     /// `RecordNoChange`.

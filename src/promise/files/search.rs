@@ -6,7 +6,7 @@
 use super::attrs::Attrs;
 use super::{leaf, lstat, Pr};
 use crate::eval::Engine;
-use crate::expr::classexpr::{parse, ClassExpr};
+use crate::expr::classexpr::parse;
 use crate::host::vfs::{Kind, Meta};
 
 /// Most paths one depth search visits.
@@ -15,15 +15,6 @@ pub const MAX_VISITS: usize = 1_000_000;
 /// file_select's leaf_name/path_name (and depth_search include/exclude): the agent's `FullTextMatch`.
 fn full_match(re: &str, s: &str) -> bool {
     crate::pcre::full_match(re, s)
-}
-
-fn eval_tokens(x: &ClassExpr, tokens: &[&str]) -> bool {
-    match x {
-        ClassExpr::Name(n) => tokens.contains(&n.as_str()),
-        ClassExpr::Not(a) => !eval_tokens(a, tokens),
-        ClassExpr::And(a, b) => eval_tokens(a, tokens) && eval_tokens(b, tokens),
-        ClassExpr::Or(a, b) => eval_tokens(a, tokens) || eval_tokens(b, tokens),
-    }
 }
 
 /// Whether `path` is selected by the promise's `file_select` (true without one).
@@ -70,7 +61,7 @@ pub fn selected(a: &Attrs, path: &str, m: &Meta) -> bool {
     let Some(fr) = &s.file_result else {
         return false;
     };
-    parse(fr).is_ok_and(|x| eval_tokens(&x, &tokens))
+    parse(fr).is_ok_and(|x| x.eval_names(&tokens))
 }
 
 /// Visits the tree under `base` as the agent's `DepthSearch` does, verifying each selected leaf.

@@ -1,0 +1,48 @@
+//! The recorded corpora under `policies/<corpus>/` (files, packages, users, services, processes): the
+//! repository root and the list of cases, one directory with a `policy.cf` each, sorted by name; with
+//! the environment variable `CFSIM_<CORPUS>_ONLY=prefix,prefix` set, only the cases whose names start
+//! with one of the prefixes (the tests then do not check their floors).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The environment variable that narrows `corpus` (`CFSIM_FILES_ONLY` for `files`).
+pub fn only_var(corpus: &str) -> String {
+    format!("CFSIM_{}_ONLY", corpus.to_uppercase())
+}
+
+/// Whether the run is narrowed to some cases (the floors are not checked then).
+pub fn narrowed(corpus: &str) -> bool {
+    std::env::var_os(only_var(corpus)).is_some()
+}
+
+/// The cases of `policies/<corpus>/`.
+pub fn cases(corpus: &str) -> Vec<PathBuf> {
+    let only: Vec<String> = std::env::var(only_var(corpus))
+        .map(|v| {
+            v.split(',')
+                .filter(|p| !p.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("policies").join(corpus))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.join("policy.cf").is_file())
+                .filter(|p| {
+                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                    only.is_empty()
+                        || name.is_some_and(|n| only.iter().any(|o| n.starts_with(o.as_str())))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
