@@ -172,7 +172,7 @@ struct PromisesArgs {
     /// Print the policy: none, cf, json, cf-full, json-full.
     #[arg(short = 'p', long = "policy-output-format")]
     format: Option<String>,
-    /// Full policy integrity checks (accepted; cfsim runs the checks it has on every call)
+    /// Full policy integrity checks: the checks of a runnable policy even without body common control, and the bundlesequence
     #[arg(short = 'c', long = "full-check", alias = "check-all")]
     check_all: bool,
     /// Define classes (accepted; used by pre-evaluation).
@@ -181,7 +181,7 @@ struct PromisesArgs {
     /// Negate persistent classes (accepted).
     #[arg(short = 'N', long = "negate", value_delimiter = ',')]
     negate: Vec<String>,
-    /// Bundlesequence to verify (accepted; repeatable)
+    /// Bundlesequence to verify: skips the full checks, as cf-promises does (repeatable)
     #[arg(short = 'b', long = "bundlesequence")]
     bundlesequence: Vec<String>,
     /// Inform output.
@@ -240,8 +240,8 @@ struct FleetArgs {
 #[command(
     after_help = "Lints (stderr, FILE:LINE:COL: warning: ...): calls: agent bundles never reached from the \
 bundlesequence; classes: classes used but never defined, classes defined but never used; depends: \
-depends_on cycles; bodies: bodies never used. Exit codes: 0 done; 1 invalid policy (as cfsim promises), \
-or a warning with --deny-warnings; 2 usage or I/O error."
+depends_on cycles; bodies: bodies never used. Exit codes: 0 done; 1 invalid or unreadable policy (as cfsim \
+promises), or a warning with --deny-warnings; 2 usage or I/O error."
 )]
 struct GraphArgs {
     /// Entry policy file (loaded, checked and pre-evaluated as `cfsim promises` does).
@@ -804,7 +804,7 @@ fn main() -> ExitCode {
                 }
             }
             cli::compat::report(&ignored);
-            let _ = (a.dry_run, &a.bundlesequence, a.check_all, a.inform);
+            let _ = (a.dry_run, a.inform);
             let format = match a.format.as_deref().map(cli::promises::OutputFormat::parse) {
                 Some(None) => {
                     println!(
@@ -826,6 +826,8 @@ fn main() -> ExitCode {
                 negate: a.negate,
                 exec: a.exec,
                 allow_network: a.allow_network,
+                check_runnable: a.check_all,
+                dash_b: !a.bundlesequence.is_empty(),
             })
         }
         Cmd::Agent(a) => {

@@ -45,6 +45,10 @@ pub struct Options {
     pub exec: bool,
     /// `--allow-network`: names may be resolved with DNS (`--exec` implies it).
     pub allow_network: bool,
+    /// `-c`: the full checks of a runnable policy, and the bundlesequence verified.
+    pub check_runnable: bool,
+    /// `-b` given: the full checks are skipped.
+    pub dash_b: bool,
 }
 
 /// Log line in cf-promises' format (level right-aligned in 8 columns).
@@ -92,7 +96,8 @@ pub fn run(opts: &Options) -> u8 {
     };
     let engine = match pre_evaluate(opts, &host, files) {
         Ok(e) => e,
-        Err((text, code)) => {
+        Err((stderr, text, code)) => {
+            let _ = err.write_all(stderr.as_bytes());
             let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
             return code;
@@ -113,8 +118,8 @@ pub fn run(opts: &Options) -> u8 {
 }
 
 /// Loads `file` with its literal inputs and runs cf-promises' checks, printing their messages as
-/// cf-promises does (diagnostics on `err`, log lines on `out`). `Err` is the exit code: 2 when a file
-/// cannot be read, 1 for an invalid policy. Every front end that reads a policy as `cfsim promises`
+/// cf-promises does (diagnostics on `err`, log lines on `out`). `Err` is the exit code: 1 for an invalid
+/// policy or a file that cannot be read (as cf-promises), 2 past cfsim's limit on the number of files. Every front end that reads a policy as `cfsim promises`
 /// does (`cfsim graph`) goes through here.
 pub fn load_checked(
     file: &str,
@@ -125,7 +130,11 @@ pub fn load_checked(
         Ok(f) => f,
         Err(e) => {
             log_error(out, &e.to_string());
-            return Err(2);
+            // cf-promises exits 1 for a file it cannot read; 2 is cfsim's limit on the number of files
+            return Err(match e {
+                crate::load::LoadError::Stat { .. } => 1,
+                crate::load::LoadError::TooManyFiles => 2,
+            });
         }
     };
     let report = crate::load::check_all(&files);
@@ -170,7 +179,7 @@ fn pre_evaluate<'h>(
     opts: &Options,
     host: &'h crate::host::Host,
     files: Vec<Loaded>,
-) -> Result<crate::eval::Engine<'h>, (String, u8)> {
+) -> Result<crate::eval::Engine<'h>, (String, String, u8)> {
     let classes = crate::eval::setup::ClassOptions {
         define: opts.define.clone(),
         negate: opts.negate.clone(),
@@ -185,10 +194,14 @@ fn pre_evaluate<'h>(
             crate::eval::RunOptions {
                 exec: opts.exec,
                 allow_network: opts.allow_network,
+                validation: Some(crate::syntax::runnable::Mode {
+                    check_runnable: opts.check_runnable,
+                    dash_b: opts.dash_b,
+                }),
                 ..crate::eval::RunOptions::default()
             },
         )
-        .map_err(|f| (f.stdout, f.code))
+        .map_err(|f| (f.stderr, f.stdout, f.code))
 }
 
 /// Prints the `--show-classes` / `--show-vars` tables of the pre-evaluated policy.

@@ -114,12 +114,29 @@ impl Engine<'_> {
             }
         }
         self.merge_order(&st.order);
+        if let Some(mode) = self.opts.validation {
+            let rc = self.common_control_rval("require_comments");
+            let require_comments = crate::syntax::runnable::comments_required(rc.as_ref());
+            let merged = crate::syntax::runnable::Merged {
+                bundles: self.bundles.iter().map(|b| (&b.bundle, b.file)).collect(),
+                bodies: self.bodies.iter().map(|b| &b.body).collect(),
+                files: &self.files,
+            };
+            let errors = crate::syntax::runnable::check(&merged, mode, require_comments);
+            if !errors.is_empty() {
+                self.check_stderr = errors.iter().map(|e| e.render(&self.files)).collect();
+                return false;
+            }
+        }
         // cf-agent's stage 7 runs between the loading rounds and the last PolicyResolve (eval::prelim)
         if self.agent_component {
             self.preliminary_convergence();
         }
         self.policy_resolve();
-        true
+        match self.opts.validation {
+            Some(m) if m.check_runnable && !m.dash_b => self.verify_bundlesequence(),
+            _ => true,
+        }
     }
 
     /// Puts bundles and bodies in the merged policy's order.

@@ -104,6 +104,9 @@ pub struct RunOptions {
     pub simulate: Option<crate::host::simreport::Mode>,
     /// The file system state to start from (a previous run's, for the convergence check).
     pub start_files: Option<crate::host::vfs::Vfs>,
+    /// Run cf-promises' checks of the whole loaded policy (`syntax::runnable`) in this mode; `None` for
+    /// an engine whose policy was validated already.
+    pub validation: Option<crate::syntax::runnable::Mode>,
 }
 
 /// A bundle of the merged policy with its normalised namespace/name and its file.
@@ -225,6 +228,8 @@ pub struct Engine<'h> {
     pub pending_call: Option<(String, String)>,
     /// A fatal error stopped the run (printed already); exit code 1.
     pub fatal: bool,
+    /// What the checks of the whole loaded policy printed on standard error (a failed load).
+    pub check_stderr: String,
     /// A limit of [`Limits`] was hit (the run goes on; its exit code becomes [`EXIT_LIMIT`]).
     pub limit_hit: bool,
     /// Bundle runs so far (see [`Limits::max_bundle_calls`]).
@@ -292,6 +297,7 @@ impl<'h> Engine<'h> {
             counts: Vec::new(),
             pending_call: None,
             fatal: false,
+            check_stderr: String::new(),
             limit_hit: false,
             bundle_calls: 0,
             cur_file: 0,

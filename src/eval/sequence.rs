@@ -29,26 +29,7 @@ impl Engine<'_> {
                 })
                 .collect();
         }
-        let control: Vec<(usize, Rval, String)> = self
-            .bodies
-            .iter()
-            .filter(|b| b.body.body_type == "common" && b.name == "control")
-            .flat_map(|b| {
-                b.body
-                    .attrs
-                    .iter()
-                    .filter(|a| a.constraint.lval == "bundlesequence")
-                    .map(|a| (b.file, a.constraint.rval.clone(), a.guard.expr.clone()))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        let mut found = None;
-        for (file, rv, guard) in control {
-            self.cur_file = file;
-            if self.eval_class_str(&guard) == Ok(true) {
-                found = Some(rv);
-            }
-        }
+        let found = self.common_control_rval("bundlesequence");
         let Some(rv) = found else {
             return vec![SeqItem {
                 name: "main".into(),
@@ -83,6 +64,74 @@ impl Engine<'_> {
             }
         }
         out
+    }
+
+    /// `cf-promises -c`'s verification of the evaluated bundlesequence (skipped when `body common control`
+    /// says `ignore_missing_bundles`); false, fatal, after logging the missing names.
+    pub fn verify_bundlesequence(&mut self) -> bool {
+        if matches!(
+            self.common_control_scalar("ignore_missing_bundles")
+                .as_deref(),
+            Some("true" | "yes" | "on")
+        ) {
+            return true;
+        }
+        let names: Vec<String> = self
+            .bundlesequence(None)
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        let bundles: Vec<&str> = self
+            .bundles
+            .iter()
+            .map(|b| match b.bundle.name.as_str() {
+                "__main__" => b.name.as_str(),
+                written => written,
+            })
+            .collect();
+        let lines = crate::syntax::runnable::verify_bundlesequence(&bundles, &names);
+        if lines.is_empty() {
+            return true;
+        }
+        for l in &lines {
+            self.log(LogLevel::Error, l);
+        }
+        self.fatal = true;
+        false
+    }
+
+    /// The rval of attribute `lval` of `body common control` (its last setting whose guard holds).
+    pub fn common_control_rval(&mut self, lval: &str) -> Option<Rval> {
+        let control: Vec<(usize, Rval, String)> = self
+            .bodies
+            .iter()
+            .filter(|b| b.body.body_type == "common" && b.name == "control")
+            .flat_map(|b| {
+                b.body
+                    .attrs
+                    .iter()
+                    .filter(|a| a.constraint.lval == lval)
+                    .map(|a| (b.file, a.constraint.rval.clone(), a.guard.expr.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut found = None;
+        for (file, rv, guard) in control {
+            self.cur_file = file;
+            if self.eval_class_str(&guard) == Ok(true) {
+                found = Some(rv);
+            }
+        }
+        found
+    }
+
+    /// [`Engine::common_control_rval`] expanded; `None` when unset or not a scalar.
+    fn common_control_scalar(&mut self, lval: &str) -> Option<String> {
+        let rv = self.common_control_rval(lval)?;
+        match self.eval_rval(&rv) {
+            RvalResult::Value { value, .. } => value.as_scalar().map(str::to_string),
+            _ => None,
+        }
     }
 
     /// Runs the sequence; returns false after a fatal error (already logged).

@@ -179,8 +179,10 @@ fn check_command(ctx: &mut CallCtx<'_>, fname: &str, a: &[FnArg]) -> Result<(), 
             if ctx.host.stat(prog, true).is_none() {
                 ctx.error(format!("Proposed executable file '{prog}' doesn't exist"));
             }
+            // the whole command, arguments included (recorded: policies/services/*/policy.cf under
+            // cf-promises -c, when the scratch tree is absent)
             return Err(ctx.fail(format!(
-                "{fname} '{prog}' is assumed to be executable but isn't"
+                "{fname} '{cmd}' is assumed to be executable but isn't"
             )));
         }
     }

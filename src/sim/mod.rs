@@ -62,6 +62,8 @@ pub use run::{
 #[derive(Debug, Clone, Default)]
 pub struct Failure {
     pub stdout: String,
+    /// What went to standard error first: the messages of cf-promises' checks of the whole policy.
+    pub stderr: String,
     pub code: u8,
     /// The pre-evaluation stopped on a fatal function error (`Fatal CFEngine error`): cf-agent would
     /// fall back to its failsafe policy.
@@ -84,14 +86,14 @@ impl Policy {
         let files = crate::load::load_with_inputs(entry).map_err(|e| Failure {
             stdout: format!("   error: {e}\n"),
             code: 2,
-            fatal: false,
+            ..Failure::default()
         })?;
         let report = crate::load::check_all(&files);
         if report.has_errors() {
             return Err(Failure {
                 stdout: report.render(&files),
                 code: 1,
-                fatal: false,
+                ..Failure::default()
             });
         }
         Ok(Policy::checked(entry, files))
@@ -147,6 +149,7 @@ impl Policy {
         if !e.pre_evaluate(&self.entry) || e.fatal {
             return Err(Failure {
                 stdout: e.out.text(),
+                stderr: std::mem::take(&mut e.check_stderr),
                 code: 1,
                 fatal: e.fatal,
             });

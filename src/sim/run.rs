@@ -154,6 +154,14 @@ fn simulate_here(o: &Options) -> RunResult {
     };
     let policy = match crate::sim::Policy::load(&o.file) {
         Ok(p) => p,
+        // cf-promises rejected the policy: the agent falls back to its failsafe policy
+        Err(f) if f.code == 1 => {
+            return RunResult {
+                stdout: format!("{}{FAILSAFE}", f.stdout),
+                code: 1,
+                ..RunResult::default()
+            }
+        }
         Err(f) => return failed(f),
     };
     simulate_policy(&policy, &host, o)
@@ -338,6 +346,7 @@ pub fn run_engine<'h>(
         allow_network: o.allow_network,
         henc_modules: o.henc_modules.clone(),
         assume_commands: o.assume_commands,
+        ..RunOptions::default()
     };
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
     // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
@@ -353,14 +362,20 @@ pub fn run_engine<'h>(
             limits: o.limits.unwrap_or_default(),
             allow_network: o.allow_network,
             assume_commands: o.assume_commands,
+            // `cf-promises -c FILE`, or `cf-promises FILE -b SEQ` when the agent was given -b
+            validation: Some(crate::syntax::runnable::Mode {
+                check_runnable: o.bundlesequence.is_none(),
+                dash_b: o.bundlesequence.is_some(),
+            }),
             ..RunOptions::default()
         },
     ) {
         Ok(v) => v.out.text(),
-        // cf-promises stopped on a fatal error: the agent falls back to its failsafe policy
-        Err(f) if f.fatal => {
+        // cf-promises rejected the policy or stopped on a fatal error: the agent falls back to its
+        // failsafe policy
+        Err(f) if f.fatal || !f.stderr.is_empty() => {
             return Err(Box::new(RunResult {
-                stdout: format!("{}{FAILSAFE}", f.stdout),
+                stdout: format!("{}{}{FAILSAFE}", f.stderr, f.stdout),
                 code: 1,
                 ..RunResult::default()
             }))

@@ -51,9 +51,9 @@ use types::check_value;
 use types::Match;
 
 pub use post_parse::{
-    control_body_args, duplicate_definitions, duplicate_handles, post_parse_promise,
-    reserved_bundle_name, Definition, DefinitionKind, PostParseError, PostParseLine,
-    RESERVED_BUNDLE_NAMES,
+    bundle_arity, bundle_call_name, control_body_args, duplicate_definitions, duplicate_handles,
+    post_parse_promise, reserved_bundle_name, Definition, DefinitionKind, PostParseError,
+    PostParseLine, RESERVED_BUNDLE_NAMES,
 };
 pub use strings::class_expression;
 

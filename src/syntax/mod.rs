@@ -8,6 +8,7 @@ pub mod json;
 pub mod lower;
 pub mod macros;
 pub mod print;
+pub mod runnable;
 pub mod strings;
 pub mod tables;
 pub mod tables_gen;

@@ -347,6 +347,17 @@ pub fn post_parse_checks(files: &[(&Policy, &SourceFile)]) -> Vec<(usize, Diagno
                     };
                     out.push(at_line(*i, off, e.message));
                 }
+                if s.promise_type == "methods" {
+                    let same_file: Vec<&Bundle> = files
+                        .get(*i)
+                        .map(|(p, _)| p.bundles.iter().collect())
+                        .unwrap_or_default();
+                    for c in &p.constraints {
+                        if let Some(msg) = usebundle_arity(c, &same_file) {
+                            out.push(at_line(*i, constraint_end(c, file), msg));
+                        }
+                    }
+                }
             }
         }
     }
@@ -398,8 +409,26 @@ pub fn post_parse_checks(files: &[(&Policy, &SourceFile)]) -> Vec<(usize, Diagno
     first_file_start
 }
 
+/// The arity error of a `usebundle => NAME(args)` constraint whose callee is one of `bundles` (an agent
+/// bundle first, then a common one).
+pub fn usebundle_arity(c: &Constraint, bundles: &[&Bundle]) -> Option<String> {
+    let Rval::Call(call) = &c.rval else {
+        return None;
+    };
+    if c.lval != "usebundle" {
+        return None;
+    }
+    let named = |ty: &str| {
+        bundles.iter().find(|b| {
+            b.bundle_type == ty && check::bundle_call_name(&b.namespace, &b.name) == call.name
+        })
+    };
+    let callee = named("agent").or_else(|| named("common"))?;
+    check::bundle_arity(&call.name, call.args.len(), callee.params.len())
+}
+
 /// Offset on the line where a constraint ends (after the rval, or the token after a bare rval).
-fn constraint_end(c: &Constraint, file: &SourceFile) -> u32 {
+pub fn constraint_end(c: &Constraint, file: &SourceFile) -> u32 {
     match shape(&c.rval) {
         RvalShape::Bare(_) => {
             let at = next_token_start(&file.text, c.rval.span().end as usize);

@@ -275,3 +275,21 @@ pub fn duplicate_handles(handles: &[&str]) -> Vec<(usize, String)> {
     }
     out
 }
+
+/// The name a bundle is called by for the arity check (`GetBundle`): its name, qualified with its
+/// namespace outside `default` (so `ns:b(…)` finds `b` of namespace `ns`, and a plain `b(…)` does not).
+pub fn bundle_call_name(namespace: &str, name: &str) -> String {
+    if namespace == "default" || name.contains(':') {
+        name.to_string()
+    } else {
+        format!("{namespace}:{name}")
+    }
+}
+
+/// `usebundle => NAME(args)` whose callee (an agent bundle, else a common bundle, called by
+/// [`bundle_call_name`]) takes another number of parameters. A bare name is not checked.
+pub fn bundle_arity(call: &str, given: usize, params: usize) -> Option<String> {
+    (given != params).then(|| {
+        format!("Conflicting arity in calling bundle {call}, expected {params} arguments, {given} given")
+    })
+}

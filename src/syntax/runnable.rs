@@ -1,0 +1,198 @@
+//! cf-promises' checks of the whole loaded policy, once every input (those named through variables
+//! included) is in: the bundle arity check over files (`PolicyCheckPartial` of the merged policy), then —
+//! for a runnable policy (with `body common control`, or under `-c`) and without `-b` — the full checks
+//! (`PolicyCheckRunnable`: promises without a comment when `require_comments` is on, undefined bodies),
+//! and `-c`'s verification of the evaluated bundlesequence. Rules recorded in `policies/parse/runnable/`.
+//! Unlike the checks of one file, none of these prints the "syntax errors" summary.
+
+use super::ast::{Body, Bundle, Rval};
+use super::tables::{self, DataType, PromiseTypeLookup};
+use super::validate::{constraint_end, usebundle_arity};
+use crate::source::SourceFile;
+
+/// How cf-promises was asked to check.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mode {
+    /// `-c` / `--check-runnable` (cf-agent validates with it unless given `-b`).
+    pub check_runnable: bool,
+    /// `-b`: a bundlesequence on the command line skips the full checks.
+    pub dash_b: bool,
+}
+
+/// One message: `path:LINE:0: error: MESSAGE`, or `(null):0:0: error: MESSAGE` when `at` is `None`
+/// (3.21 prints the comment check's messages so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub at: Option<(usize, u32)>,
+    pub message: String,
+}
+
+impl Error {
+    /// The line as cf-promises prints it on standard error.
+    pub fn render(&self, files: &[SourceFile]) -> String {
+        match self.at.and_then(|(i, off)| files.get(i).map(|f| (f, off))) {
+            Some((f, off)) => format!(
+                "{}:{}:0: error: {}\n",
+                f.path,
+                f.lines.line(off),
+                self.message
+            ),
+            None => format!("(null):0:0: error: {}\n", self.message),
+        }
+    }
+}
+
+/// The merged policy: its bundles and bodies in merge order, each bundle with the index of its file in
+/// `files`.
+pub struct Merged<'a> {
+    pub bundles: Vec<(&'a Bundle, usize)>,
+    pub bodies: Vec<&'a Body>,
+    pub files: &'a [SourceFile],
+}
+
+/// The checks of the merged policy. Empty when the policy passes.
+pub fn check(m: &Merged<'_>, mode: Mode, require_comments: bool) -> Vec<Error> {
+    let arity = arity_errors(m);
+    if !arity.is_empty() || mode.dash_b {
+        return arity;
+    }
+    let runnable = m
+        .bodies
+        .iter()
+        .any(|b| b.body_type == "common" && b.name == "control");
+    if !(runnable || mode.check_runnable) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if require_comments {
+        out.extend(uncommented(m));
+    }
+    out.extend(undefined_bodies(m));
+    out
+}
+
+fn arity_errors(m: &Merged<'_>) -> Vec<Error> {
+    let all: Vec<&Bundle> = m.bundles.iter().map(|(b, _)| *b).collect();
+    let mut out = Vec::new();
+    for &(b, i) in &m.bundles {
+        let Some(f) = m.files.get(i) else { continue };
+        {
+            for s in b.sections.iter().filter(|s| s.promise_type == "methods") {
+                for pr in &s.promises {
+                    for c in &pr.constraints {
+                        if let Some(message) = usebundle_arity(c, &all) {
+                            out.push(Error {
+                                at: Some((i, constraint_end(c, f))),
+                                message,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `require_comments` (its last setting whose class guard holds, read without expanding
+/// variables) turns the comment check on: `true` or `yes` (recorded: `on` is not).
+pub fn comments_required(value: Option<&Rval>) -> bool {
+    matches!(value, Some(Rval::Scalar(s)) if s.value == "true" || s.value == "yes")
+}
+
+fn uncommented(m: &Merged<'_>) -> Vec<Error> {
+    let mut out = Vec::new();
+    {
+        for (b, _) in &m.bundles {
+            for s in &b.sections {
+                for pr in &s.promises {
+                    if !pr.constraints.iter().any(|c| c.lval == "comment") {
+                        out.push(Error {
+                            at: None,
+                            message: "Promise is missing a comment attribute, and comments are required by policy"
+                                .into(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Body-typed attributes of built-in promise types naming no body of that type: an unqualified name may
+/// be in any namespace, `ns:name` only in `ns`.
+fn undefined_bodies(m: &Merged<'_>) -> Vec<Error> {
+    let defined = |ty: &str, ns: Option<&str>, name: &str| {
+        m.bodies.iter().any(|b| {
+            // a name written with a namespace prefix is compared without it
+            let written = b.name.rsplit_once(':').map_or(b.name.as_str(), |(_, s)| s);
+            b.body_type == ty && written == name && ns.is_none_or(|ns| ns == b.namespace)
+        })
+    };
+    let mut out = Vec::new();
+    for &(b, i) in &m.bundles {
+        let Some(f) = m.files.get(i) else { continue };
+        {
+            for s in &b.sections {
+                let PromiseTypeLookup::BuiltIn(spec) =
+                    tables::lookup_promise_type(&b.bundle_type, &s.promise_type)
+                else {
+                    continue;
+                };
+                for pr in &s.promises {
+                    for c in &pr.constraints {
+                        let is_body = spec
+                            .attrs
+                            .iter()
+                            .any(|a| a.name == c.lval && a.ty == DataType::Body);
+                        let full = match &c.rval {
+                            Rval::Scalar(s) => s.value.as_str(),
+                            Rval::Call(call) => call.name.as_str(),
+                            _ => continue,
+                        };
+                        if !is_body {
+                            continue;
+                        }
+                        let (ns, symbol) = match full.split_once(':') {
+                            Some((ns, sym)) => (Some(ns), sym),
+                            None => (None, full),
+                        };
+                        if !defined(&c.lval, ns, symbol) {
+                            out.push(Error {
+                                at: Some((i, constraint_end(c, f))),
+                                message: format!("Undefined body {symbol} with type {}", c.lval),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `-c`'s verification of the evaluated bundlesequence (`names`: each item's name, a function call's
+/// name, lists expanded): every name must be a bundle of any type and namespace. `bundles` are the
+/// bundles' names as written (`__main__` of the entry file as `main`): a sequence name matches one equal
+/// to it or to its part after the namespace prefix (recorded: `x:main` finds `main`, `default:main`
+/// finds `default:main`, `main` does not). The lines cf-promises logs, the fatal one last; empty when
+/// all are defined.
+pub fn verify_bundlesequence(bundles: &[&str], names: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in names {
+        let short = name.split_once(':').map_or(name.as_str(), |(_, s)| s);
+        if !bundles.iter().any(|b| b == name || *b == short) {
+            out.push(format!(
+                "Bundle '{name}' listed in the bundlesequence is not a defined bundle"
+            ));
+        }
+    }
+    if !out.is_empty() {
+        out.push(
+            "Fatal CFEngine error: Errors in promise bundles: could not verify bundlesequence"
+                .into(),
+        );
+    }
+    out
+}
