@@ -387,19 +387,20 @@ pub fn post_parse_checks(files: &[(&Policy, &SourceFile)]) -> Vec<(usize, Diagno
         }
     }
     // Duplicate handles over the whole policy.
-    let mut handles: Vec<(usize, u32, &str)> = Vec::new();
+    let mut handles: Vec<(usize, u32, (&str, &str))> = Vec::new();
     for (i, b) in &bundles {
         for s in &b.sections {
             for p in &s.promises {
                 for c in &p.constraints {
                     if let (true, Rval::Scalar(h)) = (c.lval == "handle", &c.rval) {
-                        handles.push((*i, p.promiser.span.end.saturating_sub(1), &h.value));
+                        let at = p.promiser.span.end.saturating_sub(1);
+                        handles.push((*i, at, (&h.value, &p.guard.expr)));
                     }
                 }
             }
         }
     }
-    let names: Vec<&str> = handles.iter().map(|h| h.2).collect();
+    let names: Vec<(&str, &str)> = handles.iter().map(|h| h.2).collect();
     for (k, msg) in check::duplicate_handles(&names) {
         if let Some((i, off, _)) = handles.get(k) {
             out.push(at_line(*i, *off, msg));

@@ -164,7 +164,11 @@ impl PostState {
                 out.push(self.line(d.line, &m));
             }
         }
-        let handles: Vec<&str> = self.handles.iter().map(|(h, _)| h.as_str()).collect();
+        let handles: Vec<(&str, &str)> = self
+            .handles
+            .iter()
+            .map(|(h, _)| (h.as_str(), "any"))
+            .collect();
         for (i, m) in check::duplicate_handles(&handles) {
             out.push(self.line(self.handles[i].1, &m));
         }

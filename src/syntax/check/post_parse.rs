@@ -260,17 +260,24 @@ pub fn control_body_args(body_type: &str, body_name: &str, has_args: bool) -> Op
         .then(|| format!("Control bodies cannot take arguments, body {body_type} control"))
 }
 
-/// Duplicate promise handles over the whole policy, in source order: every use of a handle after its first
-/// (printed at the promise's line, after all other post-parse messages). Handles containing a variable
-/// reference are not compared. Returns (index into `handles`, message).
-pub fn duplicate_handles(handles: &[&str]) -> Vec<(usize, String)> {
+/// Duplicate promise handles over the whole policy, in source order: a handle used again by a promise
+/// whose class guard is written exactly as that of the handle's *first* promise (other guards may be
+/// exclusive, so they are legal; `if`/`unless` do not count). Printed at the promise's line, after all
+/// other post-parse messages. Handles containing a variable reference are not compared. `handles` holds
+/// (handle, class guard); returns (index into `handles`, message).
+pub fn duplicate_handles(handles: &[(&str, &str)]) -> Vec<(usize, String)> {
+    let mut first: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     let mut out = Vec::new();
-    for (i, h) in handles.iter().enumerate() {
+    for (i, (h, guard)) in handles.iter().enumerate() {
         if h.contains("$(") || h.contains("${") {
             continue;
         }
-        if handles[..i].contains(h) {
-            out.push((i, format!("Duplicate promise handle {h} found")));
+        match first.get(h) {
+            Some(g) if g == guard => out.push((i, format!("Duplicate promise handle {h} found"))),
+            Some(_) => {}
+            None => {
+                first.insert(h, guard);
+            }
         }
     }
     out
