@@ -48,7 +48,7 @@ fn agent_limited(policy: &str, args: &[&str]) -> (Option<i32>, String) {
 fn branching_recursion_stops_at_the_bundle_call_limit_in_bounded_memory() {
     let (code, out) = agent_limited("./branching_recursion.cf", &["--max-bundle-calls", "3000"]);
     assert_eq!(code, Some(3), "{}", &out[out.len().saturating_sub(400)..]);
-    let msg = "error: cfsim: more than 3000 bundle calls in this run (--max-bundle-calls); not calling 'main' nor any bundle after it";
+    let msg = "error: cfsim: more than 3000 bundle calls in this run (--max-bundle-calls); not calling 'b' nor any bundle after it";
     assert_eq!(
         out.matches(msg).count(),
         1,

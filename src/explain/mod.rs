@@ -128,13 +128,13 @@ fn explain_here(req: &Request) -> Output {
             }
         }
     };
-    let policy = match crate::sim::Policy::load(&req.run.file) {
+    let policy = match crate::sim::run::load_for_agent(&req.run.file) {
         Ok(p) => p,
-        Err(f) => {
+        Err(r) => {
             return Output {
-                stdout: f.stdout,
+                stdout: r.stdout,
                 stderr: String::new(),
-                code: f.code,
+                code: r.code,
             }
         }
     };

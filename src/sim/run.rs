@@ -152,19 +152,27 @@ fn simulate_here(o: &Options) -> RunResult {
             }
         }
     };
-    let policy = match crate::sim::Policy::load(&o.file) {
+    let policy = match load_for_agent(&o.file) {
         Ok(p) => p,
-        // cf-promises rejected the policy: the agent falls back to its failsafe policy
-        Err(f) if f.code == 1 => {
-            return RunResult {
+        Err(r) => return *r,
+    };
+    simulate_policy(&policy, &host, o)
+}
+
+/// Loads the policy of an agent run; `Err` is what `cfsim agent` prints: cf-promises' messages, and for
+/// a rejected policy that the agent would go to its failsafe policy.
+pub fn load_for_agent(file: &str) -> Result<crate::sim::Policy, Box<RunResult>> {
+    crate::sim::Policy::load(file).map_err(|f| {
+        Box::new(if f.code == 1 {
+            RunResult {
                 stdout: format!("{}{FAILSAFE}", f.stdout),
                 code: 1,
                 ..RunResult::default()
             }
-        }
-        Err(f) => return failed(f),
-    };
-    simulate_policy(&policy, &host, o)
+        } else {
+            failed(f)
+        })
+    })
 }
 
 /// Runs the agent simulation of a loaded policy on `host` (the flags of `o` but its file and host), as
