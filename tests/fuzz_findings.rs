@@ -120,3 +120,14 @@ fn function_results_that_multiply_their_inputs_are_bounded() {
     // within the limits, as before
     assert!(errors_of(r#"string_replace("abc", "b", "xx")"#).is_empty());
 }
+
+#[test]
+fn a_doubling_bundle_argument_stops_at_the_value_limit() {
+    let (code, out) = agent_limited("./doubling_argument.cf", &["--max-value-bytes", "1000000"]);
+    assert_eq!(code, Some(3), "{}", &out[out.len().saturating_sub(400)..]);
+    assert!(
+        out.contains("error: cfsim: argument 1 of the call of 'b' is 1310719 bytes, more than the limit of 1000000 (--max-value-bytes); not calling it"),
+        "{}",
+        &out[..out.len().min(600)]
+    );
+}

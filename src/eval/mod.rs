@@ -29,6 +29,7 @@ use crate::functions::cache::FnCache;
 use crate::host::Host;
 use crate::source::SourceFile;
 use crate::syntax::ast::{Body, Bundle, Promise};
+use crate::value::Value;
 use context::Context;
 use hostenv::HostAdapter;
 use output::{LogLevel, Output};
@@ -51,6 +52,57 @@ pub struct Limits {
     /// Most bundle runs (bundlesequence and `methods` calls) in one run: the depth limit alone lets a
     /// bundle that calls itself twice run 2^depth times.
     pub max_bundle_calls: usize,
+}
+
+impl Limits {
+    /// Why `v` exceeds the run's value limits (string bytes, list length, data container values), if it does.
+    pub fn too_large(&self, v: &Value) -> Option<String> {
+        match v {
+            Value::Scalar(_, s) if s.len() > self.max_value_bytes => Some(format!(
+                "is {} bytes, more than the limit of {} (--max-value-bytes)",
+                s.len(),
+                self.max_value_bytes
+            )),
+            Value::List(_, items) if items.len() > self.max_list_length => Some(format!(
+                "has {} elements, more than the limit of {} (--max-list-length)",
+                items.len(),
+                self.max_list_length
+            )),
+            Value::List(_, items)
+                if items.iter().map(String::len).sum::<usize>() > self.max_value_bytes =>
+            {
+                Some(format!(
+                    "holds more than {} bytes of strings (--max-value-bytes)",
+                    self.max_value_bytes
+                ))
+            }
+            Value::Data(d) if json_values(d, self.max_list_length + 1) > self.max_list_length => {
+                Some(format!(
+                    "holds more than {} values (--max-list-length)",
+                    self.max_list_length
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Values (nodes) of a JSON document, counting stops past `stop`.
+fn json_values(d: &serde_json::Value, stop: usize) -> usize {
+    let mut n = 0;
+    let mut todo = vec![d];
+    while let Some(v) = todo.pop() {
+        n += 1;
+        if n > stop {
+            break;
+        }
+        match v {
+            serde_json::Value::Array(a) => todo.extend(a.iter()),
+            serde_json::Value::Object(o) => todo.extend(o.values()),
+            _ => {}
+        }
+    }
+    n
 }
 
 impl Default for Limits {

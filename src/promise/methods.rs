@@ -129,6 +129,25 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 e.end_event(Some("unresolved"), None);
                 return;
             };
+            // an argument past the value limits is refused as a variable would be: a bundle calling
+            // itself with a doubling argument would otherwise grow without bound
+            let too_large = args.iter().enumerate().find_map(|(i, a)| {
+                a.as_ref()
+                    .and_then(|v| e.opts.limits.too_large(v))
+                    .map(|why| (i + 1, why))
+            });
+            if let Some((n, why)) = too_large {
+                e.limit_hit = true;
+                e.log(
+                    LogLevel::Error,
+                    &format!(
+                        "cfsim: argument {n} of the call of '{}' {why}; not calling it",
+                        c.name
+                    ),
+                );
+                e.end_event(Some("too_large"), Some(Outcome::Failed));
+                return;
+            }
             e.pending_arg_kinds = kinds;
             (c.name.clone(), args)
         }

@@ -183,7 +183,7 @@ fn verify(
     let Some(value) = to_typed(ty, value) else {
         return (Some("type_mismatch"), Some(Outcome::Failed));
     };
-    if let Some(why) = too_large(&value, &e.opts.limits) {
+    if let Some(why) = e.opts.limits.too_large(&value) {
         e.limit_hit = true;
         e.log(
             crate::eval::output::LogLevel::Error,
@@ -222,55 +222,6 @@ fn verify(
 }
 
 use crate::eval::context::VarKeyRef;
-
-/// Why `v` exceeds the run's value limits (string bytes, list length, data container values), if it does.
-fn too_large(v: &Value, limits: &crate::eval::Limits) -> Option<String> {
-    match v {
-        Value::Scalar(_, s) if s.len() > limits.max_value_bytes => Some(format!(
-            "is {} bytes, more than the limit of {} (--max-value-bytes)",
-            s.len(),
-            limits.max_value_bytes
-        )),
-        Value::List(_, items) if items.len() > limits.max_list_length => Some(format!(
-            "has {} elements, more than the limit of {} (--max-list-length)",
-            items.len(),
-            limits.max_list_length
-        )),
-        Value::List(_, items)
-            if items.iter().map(String::len).sum::<usize>() > limits.max_value_bytes =>
-        {
-            Some(format!(
-                "holds more than {} bytes of strings (--max-value-bytes)",
-                limits.max_value_bytes
-            ))
-        }
-        Value::Data(d) if json_values(d, limits.max_list_length + 1) > limits.max_list_length => {
-            Some(format!(
-                "holds more than {} values (--max-list-length)",
-                limits.max_list_length
-            ))
-        }
-        _ => None,
-    }
-}
-
-/// Values (nodes) of a JSON document, counting stops past `stop`.
-fn json_values(d: &serde_json::Value, stop: usize) -> usize {
-    let mut n = 0;
-    let mut todo = vec![d];
-    while let Some(v) = todo.pop() {
-        n += 1;
-        if n > stop {
-            break;
-        }
-        match v {
-            serde_json::Value::Array(a) => todo.extend(a.iter()),
-            serde_json::Value::Object(o) => todo.extend(o.values()),
-            _ => {}
-        }
-    }
-    n
-}
 
 /// `ns:scope.lval` of a variable key.
 fn qualified_name(key: &VarKeyRef<'_>) -> String {
