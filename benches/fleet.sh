@@ -6,6 +6,8 @@
 #
 #   benches/fleet.sh [HOSTS] [ROUNDS]     (default 1000 hosts, 3 rounds)
 #   FLEET_10K=0 benches/fleet.sh          skip the 10,000-host memory runs
+#   (the binary is CARGO_TARGET_DIR's when that is set, as cargo builds it there)
+#   FLEET_BIN=/path/to/cfsim benches/fleet.sh   bench that binary (e.g. a copy of an older build)
 #
 # cf-agent is run only on the hENC demo (its commands only read files, like the tests' recordings); the
 # masterfiles would change this machine, so their real-tool baseline is `cf-promises` (the validation
@@ -17,16 +19,22 @@ rounds=${2:-3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fleet-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-cargo build --release --quiet
-bin=$PWD/target/release/cfsim
+if [ -n "${FLEET_BIN:-}" ]; then
+  bin=$FLEET_BIN
+else
+  cargo build --release --quiet
+  bin=${CARGO_TARGET_DIR:-$PWD/target}/release/cfsim
+fi
 demo=$PWD/policies/henc/demo/promises.cf
 mf=/usr/share/cfengine3/masterfiles/promises.cf
 H=$PWD/policies/hosts
 
-generate() { # N DIR
+# the five location ranges of the hENC demo (a /24 holds 245 generated hosts: up to 1,225 hosts)
+ranges=203.0.113.0/24,10.20.0.0/16,198.51.100.0/24,192.168.10.0/23,192.0.2.0/24
+generate() { # N DIR [RANGES]
   "$bin" host generate --from "$H/web1-oslo-debian.json" "$H/db1-rhel-private.json" "$H/laptop-ubuntu-ipv6.json" \
     --count "$1" --vary 'hostname=node{n:05}' --vary domain=example.com,example.net \
-    --vary ipv4=203.0.113.0/24,10.20.0.0/16,198.51.100.0/24,192.168.10.0/23,192.0.2.0/24 --out "$2" >/dev/null
+    --vary "ipv4=${3:-$ranges}" --out "$2" >/dev/null
 }
 generate "$hosts" "$work/hosts"
 mkdir -p "$work/sample"
@@ -80,7 +88,8 @@ mfn=$(( hosts < 400 ? hosts : 400 ))
 bench "masterfiles" "$mf" "$mfn" cfpromises10
 
 if [ "${FLEET_10K:-1}" = 1 ]; then
-  generate 10000 "$work/hosts10k"
+  # 10,000 hosts do not fit the /24s: all in Oslo's private /16
+  generate 10000 "$work/hosts10k" 10.20.0.0/16
   read -r w m < <(measure "$bin" fleet -f "$demo" --hosts "$work/hosts10k")
   awk -v w="$w" -v m="$m" 'BEGIN { printf "hENC demo, 10,000 hosts: %.2f s = %.0f nodes/s, peak %.1f MB\n", w, 10000 / w, m / 1024 }'
   read -r w m < <(measure "$bin" fleet -f "$mf" --hosts "$work/hosts10k")

@@ -1,7 +1,9 @@
 //! `cfsim fleet` and `cfsim host generate`: 200 generated hosts across the hENC demo's location ranges
 //! give, node by node, exactly the result of 200 separate `cfsim agent --host P --result-json` runs;
 //! the table agrees with the JSON lines; any number of threads gives the same bytes; shards run by GNU
-//! parallel and joined by `cfsim fleet merge` give what one unsharded run gives.
+//! parallel and joined by `cfsim fleet merge` give what one unsharded run gives. On the masterfiles
+//! (promises.cf of the installed CFEngine), 20 generated hosts give in `cfsim fleet` exactly what 20
+//! separate `cfsim agent --host` runs give, and the table's brief results count what the full ones do.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -53,6 +55,8 @@ fn generate(tag: &str, n: usize) -> PathBuf {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     out
 }
+
+const MASTERFILES: &str = "/usr/share/cfengine3/masterfiles/promises.cf";
 
 fn demo() -> PathBuf {
     root().join("policies/henc/demo")
@@ -284,4 +288,90 @@ fn bad_input_is_reported() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(!Path::new("/tmp/cfsim-never-written").exists());
+}
+
+/// Each node's result of `cfsim fleet --format jsonl` against one `cfsim agent --host P --result-json`
+/// run per profile (with `profile` added), run in `dir`.
+fn assert_nodes_equal_agent_runs(policy: &str, lines: &[serde_json::Value], dir: &Path) {
+    for node in lines {
+        let profile = node["profile"].as_str().unwrap();
+        // not the file of fleet_equals_separate_agent_runs, which runs at the same time
+        let result =
+            std::env::temp_dir().join(format!("cfsim-fleet-mf-one-{}.json", std::process::id()));
+        let one = cfsim(
+            &[
+                "agent",
+                "-K",
+                "-f",
+                policy,
+                "--host",
+                profile,
+                "--result-json",
+                result.to_str().unwrap(),
+            ],
+            dir,
+        );
+        assert_eq!(
+            one.status.code(),
+            node["exit_code"].as_i64().map(|c| c as i32),
+            "{profile}"
+        );
+        let mut expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+        expected["profile"] = serde_json::Value::String(profile.to_string());
+        assert_eq!(node, &expected, "{profile}");
+        let _ = std::fs::remove_file(&result);
+    }
+}
+
+#[test]
+fn masterfiles_fleet_equals_separate_agent_runs() {
+    if !Path::new(MASTERFILES).is_file() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the masterfiles are required when CI=true"
+        );
+        eprintln!("SKIP: {MASTERFILES} not installed");
+        return;
+    }
+    let hosts = generate("masterfiles", 20);
+    let h = hosts.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["fleet", "-f", MASTERFILES, "--hosts", h];
+        args.extend_from_slice(extra);
+        let o = cfsim(&args, &root());
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        text(&o)
+    };
+    let jsonl = run(&["--format", "jsonl"]);
+    let lines: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 20);
+    // a real run of the masterfiles: hundreds of promises per node, none failed to load
+    for node in &lines {
+        assert!(node.get("error").is_none(), "{node}");
+        assert!(node["summary"]["kept"].as_u64().unwrap() > 100, "{node}");
+    }
+    assert_nodes_equal_agent_runs(MASTERFILES, &lines, &root());
+    // the table (brief results: counts only) says what the full results say
+    let out = std::env::temp_dir().join(format!("cfsim-fleet-mf-{}.jsonl", std::process::id()));
+    std::fs::write(&out, &jsonl).unwrap();
+    let merged = cfsim(
+        &["fleet", "merge", "--format", "table", out.to_str().unwrap()],
+        &root(),
+    );
+    assert_eq!(text(&merged), run(&["-j", "2"]));
+    assert_eq!(
+        run(&["-j", "1"]),
+        run(&["-j", "2"]),
+        "thread count changed the table"
+    );
+    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_dir_all(&hosts);
 }

@@ -79,7 +79,10 @@ struct LoadState {
     entry_dir: PathBuf,
     failed: bool,
     /// Parses the files an `inputs` list names ahead, on a second thread.
+    /// Started when the first file is queued (a policy whose inputs are all cached needs none).
     prefetch: Option<super::prefetch::Prefetcher>,
+    /// Whether a prefetcher may be started (more than one CPU; cleared when it could not start).
+    can_prefetch: bool,
     /// Normalised path of every file in the engine, by file index.
     known: Vec<PathBuf>,
 }
@@ -95,7 +98,8 @@ impl Engine<'_> {
                 .map(Path::to_path_buf)
                 .unwrap_or_default(),
             failed: false,
-            prefetch: super::prefetch::Prefetcher::start(),
+            prefetch: None,
+            can_prefetch: super::prefetch::Prefetcher::available(),
             known: self
                 .files
                 .iter()
@@ -203,8 +207,10 @@ impl Engine<'_> {
     }
 
     /// Hands the files of the entries that need no resolving (`"x.cf"`, `@(list)`) to the prefetcher.
-    fn queue_prefetch(&mut self, file: usize, items: &[Rval], st: &LoadState) {
-        let Some(pf) = &st.prefetch else { return };
+    fn queue_prefetch(&mut self, file: usize, items: &[Rval], st: &mut LoadState) {
+        if !st.can_prefetch {
+            return;
+        }
         let mut paths = Vec::new();
         for item in items {
             let Rval::Scalar(s) = item else { continue };
@@ -220,7 +226,16 @@ impl Engine<'_> {
                 }
             }
         }
-        pf.queue(paths);
+        if paths.is_empty() {
+            return;
+        }
+        if st.prefetch.is_none() {
+            st.prefetch = super::prefetch::Prefetcher::start();
+            st.can_prefetch = st.prefetch.is_some();
+        }
+        if let Some(pf) = &st.prefetch {
+            pf.queue(paths);
+        }
     }
 
     /// The file names one `inputs` entry stands for, resolved against the entry file's directory.
@@ -295,35 +310,41 @@ impl Engine<'_> {
         path: &str,
         prefetch: Option<&super::prefetch::Prefetcher>,
     ) -> Option<usize> {
-        let cached = self.file_cache.as_ref().and_then(|c| c.get(path));
-        let from_cache = cached.is_some();
-        let (parsed, report) = match (cached, prefetch) {
-            // checked without error when it was cached
-            (Some(l), _) => (Ok(l), Some(crate::load::CheckReport::default())),
-            (None, Some(pf)) => pf.take(path),
-            (None, None) => super::prefetch::parse(path),
+        let index = self.files.len();
+        // checked without error when it was cached
+        if let Some(l) = self
+            .file_cache
+            .as_ref()
+            .and_then(|c| c.get(path))
+            .and_then(|l| l.at(index))
+        {
+            self.add_lowered(&l);
+            return Some(index);
+        }
+        let (parsed, report) = match prefetch {
+            Some(pf) => pf.take(path),
+            None => super::prefetch::parse(path),
         };
         let loaded = match parsed {
-            Ok(l) => vec![l],
+            Ok(l) => l,
             Err(err) => {
                 self.log(LogLevel::Error, &err.to_string());
                 return None;
             }
         };
-        let report = report.unwrap_or_else(|| crate::load::check_all(&loaded));
+        let report =
+            report.unwrap_or_else(|| crate::load::check_all(std::slice::from_ref(&loaded)));
         if report.has_errors() {
-            for (i, d) in &report.diags {
-                if let Some(l) = loaded.get(*i) {
-                    self.out.raw(d.render(&l.file).trim_end().to_string());
-                }
+            for (_, d) in &report.diags {
+                self.out.raw(d.render(&loaded.file).trim_end().to_string());
             }
             return None;
         }
-        if let (Some(c), Some(l), false) = (&self.file_cache, loaded.first(), from_cache) {
-            c.put(path, l);
+        let lowered = std::sync::Arc::new(super::lowered::Lowered::new(loaded, index));
+        if let Some(c) = &self.file_cache {
+            c.put(path, &lowered);
         }
-        let index = self.files.len();
-        self.add_loaded(loaded);
+        self.add_lowered(&lowered);
         Some(index)
     }
 }

@@ -9,6 +9,7 @@ pub mod expansion;
 pub mod fasthash;
 pub mod hostenv;
 pub mod loading;
+pub mod lowered;
 pub mod output;
 pub mod preeval;
 pub mod prefetch;
@@ -143,6 +144,9 @@ pub struct RunOptions {
     pub trace: bool,
     /// Record each event's call path too (the printed traces need it; the run's result does not).
     pub trace_calls: bool,
+    /// Record only what the brief result counts (bundle, file, line, type, guard value, outcome):
+    /// events without their promiser, written promiser, handle and guard text (`cfsim fleet`'s table).
+    pub trace_counts_only: bool,
     pub limits: Limits,
     /// Resolve names with this machine's resolver, DNS included (`--allow-network`; `--exec` implies it).
     pub allow_network: bool,
@@ -235,10 +239,11 @@ impl Outcome {
 /// The whole state of one run.
 pub struct Engine<'h> {
     pub ctx: Context,
-    pub files: Vec<SourceFile>,
-    /// Shared so that evaluation can hold a bundle while mutating the engine (no AST copies).
-    pub bundles: Vec<std::rc::Rc<BundleDef>>,
-    pub bodies: Vec<std::rc::Rc<BodyDef>>,
+    pub files: Vec<std::sync::Arc<SourceFile>>,
+    /// Shared so that evaluation can hold a bundle while mutating the engine, and shared between the
+    /// engines of one policy (see [`lowered`]): no AST copies.
+    pub bundles: Vec<std::sync::Arc<BundleDef>>,
+    pub bodies: Vec<std::sync::Arc<BodyDef>>,
     pub host: HostAdapter<'h>,
     pub cache: FnCache,
     pub out: Output,
@@ -315,6 +320,32 @@ impl<'h> Engine<'h> {
         level: LogLevel,
         opts: RunOptions,
     ) -> Engine<'h> {
+        let mut e = Engine::empty(host, level, opts);
+        e.add_loaded(loaded);
+        e
+    }
+
+    /// A fresh engine over files lowered already (file `i` lowered as index `i`), sharing them.
+    pub fn from_lowered(
+        files: &[std::sync::Arc<lowered::Lowered>],
+        host: &'h Host,
+        level: LogLevel,
+        opts: RunOptions,
+    ) -> Engine<'h> {
+        let mut e = Engine::empty(host, level, opts);
+        for (i, f) in files.iter().enumerate() {
+            match f.at(i) {
+                Some(l) => e.add_lowered(&l),
+                // lowered as another index: lowering it again here is not possible (no syntax
+                // tree kept); never the case for a policy's own files, which are lowered in order
+                None => e.add_lowered(f),
+            }
+        }
+        e
+    }
+
+    /// An engine without files.
+    fn empty(host: &'h Host, level: LogLevel, opts: RunOptions) -> Engine<'h> {
         let mut adapter = HostAdapter::new(host);
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
@@ -322,7 +353,7 @@ impl<'h> Engine<'h> {
         if let Some(v) = &opts.start_files {
             adapter.vfs = v.carried();
         }
-        let mut e = Engine {
+        Engine {
             ctx: Context::default(),
             files: Vec::new(),
             bundles: Vec::new(),
@@ -361,53 +392,33 @@ impl<'h> Engine<'h> {
             file_cache: None,
             edit: None,
             package_schedule: Vec::new(),
-        };
-        e.add_loaded(loaded);
-        e
+        }
     }
 
     /// Adds loaded files to the policy (bundles and bodies indexed by namespace and name).
     pub fn add_loaded(&mut self, loaded: Vec<crate::load::Loaded>) {
         for l in loaded {
-            let i = self.files.len();
-            for b in l.policy.bundles {
-                let (ns, name) = split_ns(&b.name, &b.namespace);
-                let (ns, mut name) = (ns.to_string(), name.to_string());
-                if name == "__main__" {
-                    // `__main__` in the entry file is `main`; elsewhere it is dropped.
-                    if i != 0 {
-                        continue;
-                    }
-                    name = "main".into();
-                }
-                self.ctx.bundles.push(crate::expr::env::BundleInfo {
-                    ns: ns.clone(),
-                    name: name.clone(),
-                    tags: Vec::new(),
-                });
-                self.bundles.push(std::rc::Rc::new(BundleDef {
-                    ns,
-                    name,
-                    bundle: b,
-                    file: i,
-                }));
-            }
-            for pb in &l.policy.promise_blocks {
-                self.promise_types
-                    .push((pb.name.clone(), pb.attrs.clone(), i));
-            }
-            for b in l.policy.bodies {
-                let (ns, name) = split_ns(&b.name, &b.namespace);
-                let (ns, name) = (ns.to_string(), name.to_string());
-                self.bodies.push(std::rc::Rc::new(BodyDef {
-                    ns,
-                    name,
-                    body: b,
-                    file: i,
-                }));
-            }
-            self.files.push(l.file);
+            let lowered = lowered::Lowered::new(l, self.files.len());
+            self.add_lowered(&lowered);
         }
+    }
+
+    /// Adds one lowered file, which must have been lowered as the next file index.
+    pub fn add_lowered(&mut self, l: &lowered::Lowered) {
+        let i = self.files.len();
+        for b in &l.bundles {
+            self.ctx.bundles.push(crate::expr::env::BundleInfo {
+                ns: b.ns.clone(),
+                name: b.name.clone(),
+                tags: Vec::new(),
+            });
+            self.bundles.push(std::sync::Arc::clone(b));
+        }
+        for (name, attrs) in &l.promise_types {
+            self.promise_types.push((name.clone(), attrs.clone(), i));
+        }
+        self.bodies.extend(l.bodies.iter().cloned());
+        self.files.push(std::sync::Arc::clone(&l.file));
     }
 
     /// Bundle tags from `meta: "tags"` promises, as the agent's preliminary evaluation (stage 7) makes
@@ -438,7 +449,7 @@ impl<'h> Engine<'h> {
         body_type: &str,
         written: &str,
         ns: &str,
-    ) -> Option<&std::rc::Rc<BodyDef>> {
+    ) -> Option<&std::sync::Arc<BodyDef>> {
         let (ns, name) = split_ns(written, ns);
         self.bodies
             .iter()

@@ -41,7 +41,7 @@ impl Engine<'_> {
     }
 
     /// Bundles of `files` in the order of `files` (all bundles when `None`).
-    fn bundles_of(&self, files: Option<&[usize]>) -> Vec<std::rc::Rc<super::BundleDef>> {
+    fn bundles_of(&self, files: Option<&[usize]>) -> Vec<std::sync::Arc<super::BundleDef>> {
         match files {
             None => self.bundles.clone(),
             Some(fs) => fs

@@ -74,11 +74,18 @@ fn work(shared: &Shared) {
 }
 
 impl Prefetcher {
+    /// Whether a worker would help: more than one CPU.
+    pub fn available() -> bool {
+        // asked once per process (it reads the cgroup limits), not per engine
+        static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from)) >= 2
+    }
+
     /// Starts the worker (idle until paths are queued). `None` on a single CPU (the worker would only
     /// take turns with the loader) or when no thread can be started: the loader then parses everything
     /// itself.
     pub fn start() -> Option<Prefetcher> {
-        if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
+        if !Prefetcher::available() {
             return None;
         }
         let shared = Arc::new(Shared::default());
@@ -189,15 +196,15 @@ pub const MAX_CACHED_FILES: usize = 10_000;
 /// Input files parsed while engines resolved `inputs`, shared by every engine made from one policy
 /// (`crate::sim::Policy`): the masterfiles load most of their files through evaluated `inputs`, and a
 /// fleet would otherwise parse them again for every host. Only files that parsed and checked without
-/// error are kept; a hit is a copy of the parsed file, as the loader would have made it.
+/// error are kept, lowered once ([`super::lowered::Lowered`]) and shared by the engines that load them.
 #[derive(Debug, Default)]
 pub struct FileCache {
-    files: Mutex<HashMap<String, Loaded>>,
+    files: Mutex<HashMap<String, Arc<super::lowered::Lowered>>>,
 }
 
 impl FileCache {
-    /// The parsed file of `path`, if an engine loaded it before.
-    pub fn get(&self, path: &str) -> Option<Loaded> {
+    /// The lowered file of `path`, if an engine loaded it before.
+    pub fn get(&self, path: &str) -> Option<Arc<super::lowered::Lowered>> {
         self.files.lock().ok()?.get(path).cloned()
     }
 
@@ -207,10 +214,11 @@ impl FileCache {
     }
 
     /// Keeps a file that loaded without error.
-    pub fn put(&self, path: &str, loaded: &Loaded) {
+    pub fn put(&self, path: &str, lowered: &Arc<super::lowered::Lowered>) {
         if let Ok(mut m) = self.files.lock() {
             if m.len() < MAX_CACHED_FILES {
-                m.entry(path.to_string()).or_insert_with(|| loaded.clone());
+                m.entry(path.to_string())
+                    .or_insert_with(|| Arc::clone(lowered));
             }
         }
     }

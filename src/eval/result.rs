@@ -66,37 +66,61 @@ impl Tally {
 /// Most distinct expanded promisers listed for one promise (the count is always exact).
 const MAX_PROMISERS: usize = 100;
 
+/// Which trace events count for the promises of the result, in counting order: the events of the
+/// run, then the pre-evaluation events of promises the run never evaluated (common bundles outside
+/// the sequence). The pre-evaluation of a promise the run evaluates again is not counted (the agent
+/// does not count it).
+fn counted(trace: &[TraceEvent]) -> impl Iterator<Item = &TraceEvent> {
+    let mut seen_in_run: HashSet<Key<'_>> = HashSet::default();
+    for e in trace.iter().filter(|e| e.stage != "preeval") {
+        seen_in_run.insert(key(e));
+    }
+    let pre_only: Vec<&TraceEvent> = trace
+        .iter()
+        .filter(|e| e.stage == "preeval" && !seen_in_run.contains(&key(e)))
+        .collect();
+    trace
+        .iter()
+        .filter(|e| e.stage != "preeval")
+        .chain(pre_only)
+}
+
+/// A promise of the result: its bundle, file, line and type.
+type Key<'a> = (&'a str, &'a str, usize, &'a str);
+type HashMap<K, V> = std::collections::HashMap<K, V, super::fasthash::FastState>;
+type HashSet<K> = std::collections::HashSet<K, super::fasthash::FastState>;
+
+fn key(e: &TraceEvent) -> Key<'_> {
+    (
+        e.bundle.as_str(),
+        e.file.as_str(),
+        e.line,
+        e.promise_type.as_str(),
+    )
+}
+
+/// Adds one evaluation's outcome to a tally's counts.
+fn count_outcome(t: &mut Tally, e: &TraceEvent) {
+    t.evaluations += 1;
+    // the class guard and the promise's if/unless conditions all held
+    t.guard_true +=
+        usize::from(e.guard_value && !matches!(e.skip.as_deref(), Some("if") | Some("unless")));
+    match (e.skip.as_deref(), e.outcome.as_deref()) {
+        (_, Some("failed")) => t.not_kept += 1,
+        (_, Some("repaired")) => t.repaired += 1,
+        (_, Some("kept")) => t.kept += 1,
+        (Some("not_simulated"), _) => t.not_simulated += 1,
+        _ => t.skipped += 1,
+    }
+}
+
 /// The promises of the run in the order of their first evaluation by the bundlesequence; then those
-/// only pre-evaluated (common bundles outside the sequence), tallied from their pre-evaluation. The
-/// pre-evaluation of a promise the run evaluates again is not counted (the agent does not count it).
+/// only pre-evaluated (see [`counted`]).
 fn promises(trace: &[TraceEvent]) -> Vec<Tally> {
-    type Key<'a> = (&'a str, &'a str, usize, &'a str);
-    let mut index: std::collections::HashMap<Key<'_>, usize> = std::collections::HashMap::new();
+    let mut index: HashMap<Key<'_>, usize> = HashMap::default();
     let mut out: Vec<Tally> = Vec::new();
-    let run = trace.iter().filter(|e| e.stage != "preeval");
-    let mut pre_only: Vec<&TraceEvent> = Vec::new();
-    let mut seen_in_run: std::collections::HashSet<Key<'_>> = std::collections::HashSet::new();
-    for e in run.clone() {
-        seen_in_run.insert((&e.bundle, &e.file, e.line, &e.promise_type));
-    }
-    for e in trace.iter().filter(|e| e.stage == "preeval") {
-        if !seen_in_run.contains(&(
-            e.bundle.as_str(),
-            e.file.as_str(),
-            e.line,
-            e.promise_type.as_str(),
-        )) {
-            pre_only.push(e);
-        }
-    }
-    for e in run.chain(pre_only) {
-        let key = (
-            e.bundle.as_str(),
-            e.file.as_str(),
-            e.line,
-            e.promise_type.as_str(),
-        );
-        let i = *index.entry(key).or_insert_with(|| {
+    for e in counted(trace) {
+        let i = *index.entry(key(e)).or_insert_with(|| {
             out.push(Tally {
                 bundle: e.bundle.clone(),
                 promise_type: e.promise_type.clone(),
@@ -110,19 +134,25 @@ fn promises(trace: &[TraceEvent]) -> Vec<Tally> {
             out.len() - 1
         });
         let Some(t) = out.get_mut(i) else { continue };
-        t.evaluations += 1;
-        // the class guard and the promise's if/unless conditions all held
-        t.guard_true +=
-            usize::from(e.guard_value && !matches!(e.skip.as_deref(), Some("if") | Some("unless")));
+        count_outcome(t, e);
         if t.promisers.len() < MAX_PROMISERS && !t.promisers.contains(&e.promiser) {
             t.promisers.push(e.promiser.clone());
         }
-        match (e.skip.as_deref(), e.outcome.as_deref()) {
-            (_, Some("failed")) => t.not_kept += 1,
-            (_, Some("repaired")) => t.repaired += 1,
-            (_, Some("kept")) => t.kept += 1,
-            (Some("not_simulated"), _) => t.not_simulated += 1,
-            _ => t.skipped += 1,
+    }
+    out
+}
+
+/// The counts of [`promises`] alone (what the summary needs), without copying any text.
+fn outcome_counts(trace: &[TraceEvent]) -> Vec<Tally> {
+    let mut index: HashMap<Key<'_>, usize> = HashMap::default();
+    let mut out: Vec<Tally> = Vec::new();
+    for e in counted(trace) {
+        let i = *index.entry(key(e)).or_insert_with(|| {
+            out.push(Tally::default());
+            out.len() - 1
+        });
+        if let Some(t) = out.get_mut(i) {
+            count_outcome(t, e);
         }
     }
     out
@@ -152,7 +182,11 @@ pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json 
         .into_iter()
         .map(|(name, t)| json!({"name": name, "tags": tags(&t)}))
         .collect();
-    let tallies = promises(trace);
+    let tallies = if facts.brief {
+        outcome_counts(trace)
+    } else {
+        promises(trace)
+    };
     let mut summary = Map::new();
     for k in ["kept", "repaired", "not_kept", "not_simulated", "skipped"] {
         summary.insert(

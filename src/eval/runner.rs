@@ -445,19 +445,21 @@ impl Engine<'_> {
             stage: self.stage.to_string(),
             pass: self.pass,
             promise_type: t.to_string(),
-            promiser: promiser.to_string(),
-            written: p.promiser.value.clone(),
             file: self.file_path(self.cur_file),
             line: self.line_of(p),
             iteration: if g { self.iteration } else { 0 },
-            handle: match Self::constraint(p, "handle") {
-                Some(Rval::Scalar(h)) => Some(h.value.clone()),
-                _ => None,
-            },
-            guard: p.guard.expr.clone(),
             guard_value: g,
             ..TraceEvent::default()
         };
+        if !self.opts.trace_counts_only {
+            self.cur.promiser = promiser.to_string();
+            self.cur.written = p.promiser.value.clone();
+            self.cur.handle = match Self::constraint(p, "handle") {
+                Some(Rval::Scalar(h)) => Some(h.value.clone()),
+                _ => None,
+            };
+            self.cur.guard = p.guard.expr.clone();
+        }
     }
 
     /// Finishes the current trace event.

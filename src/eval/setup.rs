@@ -4,8 +4,8 @@
 
 use super::rval::RvalResult;
 use super::Engine;
-use crate::host::hard_classes::Component;
-use crate::host::{hard_classes, sys_vars, SysValue};
+use crate::host::hard_classes::{component_class, host_classes, ClassSet, Component};
+use crate::host::{sys_vars, Host, SysValue, SysVar};
 use crate::value::Value;
 
 /// Command-line class options.
@@ -21,6 +21,26 @@ pub struct ClassOptions {
 /// The `def.jq` value cf-agent defines.
 pub const DEF_JQ: &str =
     "jq --compact-output --monochrome-output --ascii-output --unbuffered --sort-keys";
+
+/// What the setup takes from the host and the entry file alone: the hard classes but the component's,
+/// and `sys.*`. The same for every engine of one run (cf-promises' validation, then the agent), so it
+/// is computed once per run.
+#[derive(Debug, Clone)]
+pub struct HostFacts {
+    classes: ClassSet,
+    sys: Vec<SysVar>,
+}
+
+impl HostFacts {
+    /// The facts of `host` for the policy whose entry file is `entry`.
+    pub fn new(host: &Host, entry: &str) -> HostFacts {
+        let abs = std::path::absolute(entry).unwrap_or_else(|_| entry.into());
+        HostFacts {
+            classes: host_classes(host),
+            sys: sys_vars(host, Some(&abs)),
+        }
+    }
+}
 
 /// A list item that is a call (`greet("hello")` in a bundlesequence) as its text.
 fn call_as_text(rv: &crate::syntax::ast::Rval) -> crate::syntax::ast::Rval {
@@ -48,9 +68,28 @@ fn call_as_text(rv: &crate::syntax::ast::Rval) -> crate::syntax::ast::Rval {
 impl Engine<'_> {
     /// Installs hard classes, mode classes, `-D` classes and the agent's variables.
     pub fn setup(&mut self, component: Component, entry: &str, opts: &ClassOptions) {
-        let host = self.host.host;
-        for c in hard_classes(host, component).iter() {
+        let facts = HostFacts::new(self.host.host, entry);
+        self.setup_with(&facts, component, entry, opts);
+    }
+
+    /// [`Self::setup`] with the host's facts computed already (they must be this engine's host's).
+    pub fn setup_with(
+        &mut self,
+        facts: &HostFacts,
+        component: Component,
+        entry: &str,
+        opts: &ClassOptions,
+    ) {
+        for c in facts.classes.iter() {
             self.ctx.hard.entry(c.name.clone()).or_insert(c.tags);
+        }
+        // last, as `hard_classes` puts it (a class of that name defined already keeps its place)
+        let (name, tags) = component_class(component);
+        if !facts.classes.contains(name) {
+            self.ctx
+                .hard
+                .entry(name.to_string())
+                .or_insert(tags.to_string());
         }
         let mode = "cfe_internal,source=agent";
         if opts.inform || opts.verbose {
@@ -69,16 +108,18 @@ impl Engine<'_> {
                     .define_global("default", &c, vec!["source=environment".into()]);
             }
         }
-        let abs = std::path::absolute(entry).unwrap_or_else(|_| entry.into());
-        for v in sys_vars(host, Some(&abs)) {
-            let value = match v.value {
-                SysValue::Str(s) => Value::str(s),
-                SysValue::List(l) => Value::slist(l),
-                SysValue::Data(d) => Value::Data(d),
+        for v in &facts.sys {
+            let value = match &v.value {
+                SysValue::Str(s) => Value::str(s.clone()),
+                SysValue::List(l) => Value::slist(l.clone()),
+                SysValue::Data(d) => Value::Data(d.clone()),
             };
             let tags = v.tags.split(',').map(str::to_string).collect();
-            self.ctx
-                .set_var(("default".into(), "sys".into(), v.name), value, tags);
+            self.ctx.set_var(
+                ("default".into(), "sys".into(), v.name.clone()),
+                value,
+                tags,
+            );
         }
         for (k, v) in crate::expr::CONST_VARS {
             self.ctx.set_var(

@@ -179,7 +179,7 @@ fn name_defined(n: &str, env: &dyn EvalEnv) -> bool {
 }
 
 /// Most distinct expressions kept parsed per thread; the cache is emptied when it is full.
-pub const CACHE_LIMIT: usize = 4096;
+pub const CACHE_LIMIT: usize = 16384;
 
 type Parsed = Result<Rc<ClassExpr>, ClassExprError>;
 

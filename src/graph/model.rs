@@ -115,7 +115,7 @@ impl<'a> Model<'a> {
     /// The policy an engine holds after pre-evaluation (inputs given by variables included).
     pub fn from_engine(e: &'a crate::eval::Engine<'_>) -> Model<'a> {
         let mut m = Model {
-            files: e.files.iter().collect(),
+            files: e.files.iter().map(|f| &**f).collect(),
             ..Model::default()
         };
         for b in &e.bundles {

@@ -116,6 +116,28 @@ const INV: &str = "inventory,attribute_name=none,source=agent";
 
 /// All hard classes cf-agent (or cf-promises) defines on `host`, in definition order.
 pub fn hard_classes(host: &Host, component: Component) -> ClassSet {
+    let mut s = host_classes(host);
+    add_component_class(&mut s, component);
+    s
+}
+
+/// The class naming the component (`agent`, or `common` for cf-promises), defined last.
+pub fn component_class(component: Component) -> (&'static str, &'static str) {
+    match component {
+        Component::Agent => ("agent", "cfe_internal,source=agent"),
+        Component::Promises => ("common", "cfe_internal,source=agent"),
+    }
+}
+
+/// Adds [`component_class`] to the hard classes of the host.
+pub fn add_component_class(s: &mut ClassSet, component: Component) {
+    let (name, tags) = component_class(component);
+    s.put(name, tags);
+}
+
+/// The hard classes of `host` but the component's ([`hard_classes`] without [`component_class`]):
+/// the same for every tool run on the host.
+pub fn host_classes(host: &Host) -> ClassSet {
     let mut s = ClassSet::default();
     name_info(host, &mut s);
     interfaces(host, &mut s);
@@ -154,10 +176,6 @@ pub fn hard_classes(host: &Host, component: Component) -> ClassSet {
     }
     for c in time_classes(&host.time) {
         s.put(&c, TIME_CLASS_TAGS);
-    }
-    match component {
-        Component::Agent => s.put("agent", "cfe_internal,source=agent"),
-        Component::Promises => s.put("common", "cfe_internal,source=agent"),
     }
     s
 }

@@ -44,7 +44,7 @@
 //! ```
 
 use crate::eval::output::LogLevel;
-use crate::eval::setup::ClassOptions;
+use crate::eval::setup::{ClassOptions, HostFacts};
 use crate::eval::{Engine, RunOptions};
 use crate::host::hard_classes::Component;
 use crate::host::Host;
@@ -75,6 +75,8 @@ pub struct Failure {
 pub struct Policy {
     entry: String,
     files: Vec<Loaded>,
+    /// The same files lowered once, shared by every engine (see [`crate::eval::lowered`]).
+    lowered: Vec<std::sync::Arc<crate::eval::lowered::Lowered>>,
     /// Files its engines loaded through evaluated `inputs`, parsed once for every host.
     cache: std::sync::Arc<crate::eval::prefetch::FileCache>,
 }
@@ -101,9 +103,15 @@ impl Policy {
 
     /// A policy from files the caller loaded and checked already (the entry file first).
     pub fn checked(entry: &str, files: Vec<Loaded>) -> Policy {
+        let lowered = files
+            .iter()
+            .enumerate()
+            .map(|(i, l)| std::sync::Arc::new(crate::eval::lowered::Lowered::new(l.clone(), i)))
+            .collect();
         Policy {
             entry: entry.to_string(),
             files,
+            lowered,
             cache: Default::default(),
         }
     }
@@ -120,6 +128,7 @@ impl Policy {
 
     /// An engine for `host`, set up for `component` and pre-evaluated (PolicyResolve; inputs that need
     /// evaluation are loaded then). With `Component::Agent` the meta tags are applied, ready to run.
+    /// The engine shares the policy's syntax trees (no copy).
     pub fn engine<'h>(
         &self,
         host: &'h Host,
@@ -128,24 +137,26 @@ impl Policy {
         level: LogLevel,
         opts: RunOptions,
     ) -> Result<Engine<'h>, Failure> {
-        self.clone()
-            .into_engine(host, component, classes, level, opts)
+        let facts = HostFacts::new(host, &self.entry);
+        self.engine_with_facts(host, &facts, component, classes, level, opts)
     }
 
-    /// [`Policy::engine`], consuming the policy (no copy of the files).
-    pub fn into_engine<'h>(
-        self,
+    /// [`Policy::engine`] with the facts of `host` computed already ([`HostFacts::new`] of this
+    /// host and [`Policy::entry`]): a run that makes two engines for one host computes them once.
+    pub fn engine_with_facts<'h>(
+        &self,
         host: &'h Host,
+        facts: &HostFacts,
         component: Component,
         classes: &ClassOptions,
         level: LogLevel,
         opts: RunOptions,
     ) -> Result<Engine<'h>, Failure> {
         let agent = component == Component::Agent;
-        let mut e = Engine::new(self.files, host, level, opts);
-        e.file_cache = Some(self.cache);
+        let mut e = Engine::from_lowered(&self.lowered, host, level, opts);
+        e.file_cache = Some(std::sync::Arc::clone(&self.cache));
         e.agent_component = agent;
-        e.setup(component, &self.entry, classes);
+        e.setup_with(facts, component, &self.entry, classes);
         if !e.pre_evaluate(&self.entry) || e.fatal {
             return Err(Failure {
                 stdout: e.out.text(),
@@ -158,6 +169,18 @@ impl Policy {
             e.apply_meta_tags();
         }
         Ok(e)
+    }
+
+    /// [`Policy::engine`] (kept for callers that hand the policy over).
+    pub fn into_engine<'h>(
+        self,
+        host: &'h Host,
+        component: Component,
+        classes: &ClassOptions,
+        level: LogLevel,
+        opts: RunOptions,
+    ) -> Result<Engine<'h>, Failure> {
+        self.engine(host, component, classes, level, opts)
     }
 }
 

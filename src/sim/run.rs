@@ -350,6 +350,8 @@ pub fn run_engine<'h>(
         start_files: o.start_files.clone(),
         trace: printed || o.result_json.is_some() || o.timeline.is_some(),
         trace_calls: printed || o.timeline.is_some(),
+        // the brief result counts outcomes only (see eval::result::RunFacts::brief)
+        trace_counts_only: o.brief_result && !printed && o.timeline.is_none(),
         limits: o.limits.unwrap_or_default(),
         allow_network: o.allow_network,
         henc_modules: o.henc_modules.clone(),
@@ -359,8 +361,11 @@ pub fn run_engine<'h>(
     // cf-agent validates the policy with `cf-promises -c` first and passes on what it printed (the
     // function errors of cf-promises' own pre-evaluation); `-D`/`-N` are not passed on (recorded:
     // policies/functions/counts/define_not_validated)
-    let validation = match policy.engine(
+    // the host's hard classes and sys vars, the same for both engines
+    let facts = crate::eval::setup::HostFacts::new(host, policy.entry());
+    let validation = match policy.engine_with_facts(
         host,
+        &facts,
         Component::Promises,
         &ClassOptions::default(),
         LogLevel::Notice,
@@ -390,10 +395,11 @@ pub fn run_engine<'h>(
         }
         Err(_) => String::new(),
     };
-    let mut e = match policy.engine(host, Component::Agent, &classes, level, opts) {
-        Ok(e) => e,
-        Err(f) => return Err(Box::new(failed(f))),
-    };
+    let mut e =
+        match policy.engine_with_facts(host, &facts, Component::Agent, &classes, level, opts) {
+            Ok(e) => e,
+            Err(f) => return Err(Box::new(failed(f))),
+        };
     e.out
         .lines
         .splice(0..0, validation.lines().map(str::to_string));

@@ -9,7 +9,7 @@
 //! and `--simulate` print the schedule but run nothing and set no outcome class. Recorded behaviour:
 //! `policies/packages/lg-*`.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::attr;
 use crate::eval::output::LogLevel;
@@ -37,7 +37,7 @@ impl Action {
 /// One package in the agent's schedule.
 #[derive(Debug, Clone)]
 pub struct Scheduled {
-    def: Rc<BundleDef>,
+    def: Arc<BundleDef>,
     promise: Promise,
     name: String,
     action: Action,
