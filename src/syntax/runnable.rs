@@ -29,7 +29,7 @@ pub struct Error {
 
 impl Error {
     /// The line as cf-promises prints it on standard error.
-    pub fn render(&self, files: &[SourceFile]) -> String {
+    pub fn render(&self, files: &[std::sync::Arc<SourceFile>]) -> String {
         match self.at.and_then(|(i, off)| files.get(i).map(|f| (f, off))) {
             Some((f, off)) => format!(
                 "{}:{}:0: error: {}\n",
@@ -47,7 +47,7 @@ impl Error {
 pub struct Merged<'a> {
     pub bundles: Vec<(&'a Bundle, usize)>,
     pub bodies: Vec<&'a Body>,
-    pub files: &'a [SourceFile],
+    pub files: &'a [std::sync::Arc<SourceFile>],
 }
 
 /// The checks of the merged policy. Empty when the policy passes.
