@@ -104,6 +104,8 @@ pub struct RunOptions {
     pub simulate: Option<crate::host::simreport::Mode>,
     /// The file system state to start from (a previous run's, for the convergence check).
     pub start_files: Option<crate::host::vfs::Vfs>,
+    /// Where file contents past the memory budget go (`--spill-dir`, `--spill-above`).
+    pub spill: crate::host::spill::SpillConfig,
 }
 
 /// A bundle of the merged policy with its normalised namespace/name and its file.
@@ -262,8 +264,9 @@ impl<'h> Engine<'h> {
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
         adapter.assume = opts.assume_commands;
-        if let Some(v) = &opts.start_files {
-            adapter.vfs = v.carried();
+        match &opts.start_files {
+            Some(v) => adapter.vfs = v.carried(),
+            None => adapter.vfs.set_spill(&opts.spill),
         }
         let mut e = Engine {
             ctx: Context::default(),

@@ -74,8 +74,8 @@ pub struct Entry {
     /// `st_size` for directories and special files (4096 for a directory on ext4). Files print the length
     /// of `content` when it is given; symlinks print the length of the chroot's link (see [`render`]).
     pub size: u64,
-    /// Files: the contents.
-    pub content: Option<std::sync::Arc<Vec<u8>>>,
+    /// Files: the contents (read when the entry is rendered: they may be in the run's spill file).
+    pub content: Option<crate::host::spill::Content>,
     /// Symlinks: the target as `readlink` returns it after a real run (relative or absolute).
     pub target: Option<String>,
     /// Directories: the entries (without `.`/`..`) in the order to print them (readdir order), with their
@@ -84,6 +84,13 @@ pub struct Entry {
     pub atime: i64,
     pub mtime: i64,
     pub ctime: i64,
+}
+
+impl Entry {
+    /// The file's bytes (empty without contents).
+    fn data(&self) -> std::sync::Arc<Vec<u8>> {
+        self.content.as_ref().map(|c| c.bytes()).unwrap_or_default()
+    }
 }
 
 /// Which `--simulate` report.
@@ -347,7 +354,7 @@ fn details(out: &mut Out, chroot: &str, e: &Entry, created: bool) {
     match e.kind {
         Kind::File => {
             out.str("\n");
-            file_contents(out, e.content.as_deref().map_or(&[][..], Vec::as_slice));
+            file_contents(out, &e.data());
         }
         Kind::Symlink => {
             out.str("\n");
@@ -425,11 +432,10 @@ fn diff_path(out: &mut Out, r: &Report, path: &str, before: Option<&Entry>, afte
     }
     match a.kind {
         Kind::File => {
-            let old = b.content.as_deref().map_or(&[][..], Vec::as_slice);
-            let new = a.content.as_deref().map_or(&[][..], Vec::as_slice);
+            let (old, new) = (b.data(), a.data());
             out.bytes(&file_diff(
-                old,
-                new,
+                &old,
+                &new,
                 &orig_label(path),
                 &changed_label(path),
             ));
@@ -473,7 +479,7 @@ fn type_change_details(out: &mut Out, chroot: &str, b: &Entry, a: &Entry, create
                 Kind::Socket => {
                     out.error("Failed to open file for reading: No such device or address");
                 }
-                _ => file_contents(out, a.content.as_deref().map_or(&[][..], Vec::as_slice)),
+                _ => file_contents(out, &a.data()),
             }
         }
         _ => details(out, chroot, a, created),
@@ -599,11 +605,12 @@ pub fn dir_diff(r: &Report, path: &str, before: &Entry, after: &Entry) -> Vec<u8
             continue;
         }
         let (Some(c0), Some(c1)) = (
-            e0.and_then(|e| e.content.as_deref().map(Vec::as_slice)),
-            e1.and_then(|e| e.content.as_deref().map(Vec::as_slice)),
+            e0.and_then(|e| e.content.as_ref().map(|c| c.bytes())),
+            e1.and_then(|e| e.content.as_ref().map(|c| c.bytes())),
         ) else {
             continue;
         };
+        let (c0, c1) = (c0.as_slice(), c1.as_slice());
         if c0 == c1 {
             continue;
         }
@@ -2315,7 +2322,7 @@ Package 'bash' would be absent
 
     fn file(mode: u32, content: &[u8]) -> Option<Entry> {
         Some(Entry {
-            content: Some(std::sync::Arc::new(content.to_vec())),
+            content: Some(content.to_vec().into()),
             ..base(Kind::File, mode)
         })
     }
@@ -3253,7 +3260,7 @@ Target: '/./target'
                     content: if rng.below(3) == 0 {
                         None
                     } else {
-                        Some(std::sync::Arc::new(bytes))
+                        Some(bytes.into())
                     },
                     target: match rng.below(3) {
                         0 => None,

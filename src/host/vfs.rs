@@ -4,7 +4,9 @@
 //! overlay alike, `..` never above `/`, at most [`MAX_SYMLINK_HOPS`] links), so a path can never reach
 //! outside the base's root, and a file created in pass 1 exists for every later promise and function.
 //! The base is never written; [`Vfs::journal`] lists what changed, in first-change order, with the
-//! state each path had before the run.
+//! state each path had before the run. File contents the overlay holds (new ones and the originals of
+//! changed files) go through the run's [`SpillStore`] when one is set: past its memory budget they live
+//! in a private temporary file instead (see [`super::spill`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -13,6 +15,8 @@ use std::sync::Mutex;
 use indexmap::IndexMap;
 
 use super::read::{ReadError, MAX_SYMLINK_HOPS};
+pub use super::spill::Content;
+use super::spill::{SpillConfig, SpillStore};
 
 /// Type of a file system object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +95,7 @@ impl Meta {
 pub struct Node {
     pub meta: Meta,
     /// Contents of a regular file.
-    pub content: Option<Arc<Vec<u8>>>,
+    pub content: Option<Content>,
     /// Target of a symbolic link.
     pub target: Option<String>,
     /// A directory made by the run over nothing (or over a removed object): the base's entries
@@ -264,6 +268,8 @@ pub struct Vfs {
     pub now: i64,
     /// Largest file read (bytes).
     pub max_read: u64,
+    /// Where contents past the memory budget go (`None`: all stay in memory).
+    spill: Option<Arc<SpillStore>>,
 }
 
 use super::read::components;
@@ -434,7 +440,7 @@ impl Vfs {
                     if c.len() as u64 > self.max_read {
                         Err(ReadError::TooLarge)
                     } else {
-                        Ok(c.clone())
+                        c.load().map_err(|_| ReadError::Unreadable)
                     }
                 }
                 _ => Err(ReadError::Unreadable),
@@ -500,7 +506,8 @@ impl Vfs {
             Kind::File => self
                 .read_cache
                 .get(path)
-                .or_else(|| base.read(path, self.max_read).ok().map(Arc::new)),
+                .or_else(|| base.read(path, self.max_read).ok().map(Arc::new))
+                .map(Content::Mem),
             _ => None,
         };
         let target = match meta.kind {
@@ -515,9 +522,38 @@ impl Vfs {
         })
     }
 
+    /// [`Vfs::node_exact`] to be kept by the run: contents read from the base go through the spill
+    /// store.
+    fn node_held(&self, base: &dyn BaseFs, path: &str) -> Option<Node> {
+        if let Some(n) = self.overlay.get(path) {
+            return n.clone();
+        }
+        let mut n = self.node_exact(base, path)?;
+        n.content = n.content.map(|c| self.hold(c));
+        Some(n)
+    }
+
+    /// `c` as the run keeps it (in memory, or spilled past the budget).
+    fn hold(&self, c: Content) -> Content {
+        match (&self.spill, c) {
+            (Some(s), Content::Mem(m)) => s.admit(m),
+            (_, c) => c,
+        }
+    }
+
+    /// Sets where contents past the memory budget go (before the run changes anything).
+    pub fn set_spill(&mut self, cfg: &SpillConfig) {
+        self.spill = cfg.budget.map(|_| Arc::new(SpillStore::new(cfg)));
+    }
+
+    /// Bytes of contents written to the spill file so far.
+    pub fn spilled_bytes(&self) -> u64 {
+        self.spill.as_ref().map_or(0, |s| s.spilled_bytes())
+    }
+
     fn remember(&mut self, base: &dyn BaseFs, path: &str) {
         if !self.originals.contains_key(path) {
-            let n = self.node_exact(base, path);
+            let n = self.node_held(base, path);
             self.originals.insert(path.to_string(), n);
         }
     }
@@ -586,6 +622,7 @@ impl Vfs {
         meta.size = content.len() as u64;
         meta.mtime = self.now;
         meta.ctime = self.now;
+        let content = self.hold(Content::Mem(content));
         self.overlay.insert(
             p.clone(),
             Some(Node {
@@ -696,7 +733,7 @@ impl Vfs {
         f: impl FnOnce(&mut Meta),
     ) -> Result<(), FsError> {
         let p = self.resolve(base, path, follow)?;
-        let Some(mut node) = self.node_exact(base, &p) else {
+        let Some(mut node) = self.node_held(base, &p) else {
             return Err(FsError::Missing);
         };
         self.remember(base, &p);
@@ -716,7 +753,7 @@ impl Vfs {
             return Ok(());
         }
         self.check_parent(base, &t)?;
-        let Some(node) = self.node_exact(base, &f) else {
+        let Some(node) = self.node_held(base, &f) else {
             return Err(FsError::Missing);
         };
         // materialise the subtree of a directory under its new name
@@ -769,7 +806,7 @@ impl Vfs {
         for name in self.list(base, from).unwrap_or_default() {
             let fp = format!("{}/{name}", from.trim_end_matches('/'));
             let tp = format!("{}/{name}", to.trim_end_matches('/'));
-            if let Some(mut n) = self.node_exact(base, &fp) {
+            if let Some(mut n) = self.node_held(base, &fp) {
                 let is_dir = n.meta.kind == Kind::Dir;
                 if is_dir {
                     n.opaque = true;
@@ -813,6 +850,7 @@ impl Vfs {
             change_db_loaded: false,
             now: self.now,
             max_read: self.max_read,
+            spill: self.spill.clone(),
         }
     }
 

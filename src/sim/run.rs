@@ -61,6 +61,8 @@ pub struct Options {
     pub write_root: Option<String>,
     /// `--changes=json` (or `--changes-file PATH`): every change for programs (`-`: after the output).
     pub changes_json: Option<String>,
+    /// Where file contents past the memory budget go (`--spill-dir`, `--spill-above`).
+    pub spill: crate::host::spill::SpillConfig,
     /// Print the run's lines to standard output as they are made instead of returning them in
     /// [`RunResult::stdout`] (which then holds only what follows the run: tables, traces, reports).
     pub stream: bool,
@@ -177,7 +179,7 @@ pub fn simulate_policy(
         (Err(e), _) | (_, Err(e)) => return usage(e),
     };
     let Finished {
-        engine: e,
+        engine: mut e,
         ok,
         code,
         ..
@@ -270,7 +272,8 @@ pub fn simulate_policy(
         timeline,
         files,
         file_parents,
-        vfs: Some(e.host.vfs.clone()),
+        // moved, not copied: the engine ends here
+        vfs: Some(std::mem::take(&mut e.host.vfs)),
         packages: Some(e.host.packages.clone()),
     }
 }
@@ -326,12 +329,17 @@ pub fn run_engine<'h>(
         dry_run: o.dry_run,
     };
     let printed = o.trace.is_some() || o.trace_file.is_some() || o.keep_trace;
+    let spill = match o.spill.for_host(host.files.root.as_deref()) {
+        Ok(s) => s,
+        Err(m) => return Err(Box::new(usage(m))),
+    };
     let opts = RunOptions {
         exec: o.exec,
         // --simulate is a dry run for everything but files promises
         dry_run: o.dry_run || o.simulate.is_some(),
         simulate: o.simulate,
         start_files: o.start_files.clone(),
+        spill,
         trace: printed || o.result_json.is_some() || o.timeline.is_some(),
         trace_calls: printed || o.timeline.is_some(),
         limits: o.limits.unwrap_or_default(),
