@@ -516,7 +516,7 @@ struct AgentArgs {
     spill_dir: Option<String>,
     /// Bytes of changed file contents kept in memory before larger ones spill to the temporary file
     /// (K, M, G suffixes; `none`: keep everything in memory).
-    #[arg(long = "spill-above", value_name = "SIZE", default_value = "4M")]
+    #[arg(long = "spill-above", value_name = "SIZE", default_value = "1M")]
     spill_above: String,
     /// Deepest nesting of methods calls (1 to 10000) before cfsim stops with a diagnostic.
     #[arg(long = "max-call-depth", default_value_t = 64,

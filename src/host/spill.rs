@@ -3,7 +3,7 @@
 //! appended to one anonymous file of the run (created `0600` in the spill directory, `$TMPDIR` by
 //! default, and unlinked at once, so it disappears when the run ends, however it ends) and read back
 //! when asked for. The temporary file is cfsim's scratch space, never part of the simulated host: it
-//! is made outside the host's `files_root`, and its name is gone before any promise runs.
+//! is made outside the host's `files_root` and unlinked the moment it is created.
 
 use std::fs::File;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub const MIN_SPILL: usize = 4096;
 
 /// Default budget of contents kept in memory before spilling ([`SpillConfig::budget`]).
-pub const DEFAULT_BUDGET: u64 = 4 << 20;
+pub const DEFAULT_BUDGET: u64 = 1 << 20;
 
 /// Where and when contents spill.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -324,7 +324,8 @@ impl Vfs {
         }
     }
 
-    fn base_lstat(&self, base: &dyn BaseFs, path: &str) -> Option<Meta> {
+    /// `lstat` of `path` on the base (exact path), answered once per run.
+    pub fn base_lstat(&self, base: &dyn BaseFs, path: &str) -> Option<Meta> {
         if let Some(m) = self.base_cache.get(path) {
             return m;
         }
@@ -1055,6 +1056,35 @@ mod tests {
         );
         let changed: Vec<&str> = v.originals().map(|(p, _)| p).collect();
         assert_eq!(changed, vec!["/etc/new", "/etc/d", "/etc/motd"]);
+    }
+
+    #[test]
+    fn spilled_contents_read_back_for_later_promises_and_the_journal() {
+        let b = MapBase(vec![
+            ("/etc", Kind::Dir, ""),
+            ("/etc/big", Kind::File, Box::leak("x".repeat(10_000).into_boxed_str())),
+        ]);
+        let dir = std::env::temp_dir().join(format!("cfsim-vfs-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut v = Vfs::new(100);
+        v.set_spill(&SpillConfig {
+            dir: Some(dir.clone()),
+            budget: Some(0),
+        });
+        let new = "y".repeat(20_000).into_bytes();
+        assert_eq!(v.write_file(&b, "/etc/big", new.clone(), 0o600), Ok(()));
+        // the new contents and the original both went to the spill file
+        assert_eq!(v.spilled_bytes(), 30_000);
+        assert_eq!(v.read(&b, "/etc/big").map(|c| c.to_vec()), Ok(new.clone()));
+        let orig = v.original(&b, "/etc/big").and_then(|n| n.content).unwrap();
+        assert_eq!(orig.bytes().len(), 10_000);
+        assert!(v.changed(&b, "/etc/big"));
+        // a carried state (the convergence check) still reads them
+        let c = v.carried();
+        assert_eq!(c.read(&b, "/etc/big").map(|c| c.to_vec()), Ok(new));
+        // the spill file is anonymous: nothing is left in the directory
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     #[test]

@@ -219,10 +219,32 @@ pub fn simulate_policy(
         crate::timeline::render(&e.trace, &info)
     });
     if let Some(mode) = o.simulate {
-        stdout.push_str(&super::simulate::report(&e, mode, o.inform || o.verbose));
+        let info = o.inform || o.verbose;
+        if o.stream {
+            // what came before, then the report as it is made (never held whole)
+            use std::io::Write;
+            let mut w = std::io::stdout().lock();
+            let _ = w.write_all(stdout.as_bytes());
+            stdout.clear();
+            let _ = super::simulate::report_to(&e, mode, info, &mut w);
+            let _ = w.flush();
+        } else {
+            stdout.push_str(&super::simulate::report(&e, mode, info));
+        }
     }
-    let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
-    let file_parents = crate::host::writeroot::parents(&e.host.vfs, e.host.base(), &files);
+    // the list of changes, for the outputs that show it (the command line asks only when one is
+    // wanted; a library caller gets it always)
+    let wanted = !o.stream
+        || o.write_root.is_some()
+        || o.changes_json.is_some()
+        || (o.result_json.is_some() && !o.brief_result);
+    let (files, file_parents) = if wanted {
+        let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
+        let parents = crate::host::writeroot::parents(&e.host.vfs, e.host.base(), &files);
+        (files, parents)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let mut result = result;
     if let Some(serde_json::Value::Object(m)) = result.as_mut() {
         if !o.brief_result {
