@@ -51,7 +51,9 @@ pub fn parse_size(s: &str) -> Result<Option<u64>, String> {
         .ok()
         .and_then(|n| n.checked_mul(mul))
         .map(Some)
-        .ok_or_else(|| format!("'{s}' is not a size (bytes, or a number with K, M or G; or 'none')"))
+        .ok_or_else(|| {
+            format!("'{s}' is not a size (bytes, or a number with K, M or G; or 'none')")
+        })
 }
 
 impl SpillConfig {
@@ -165,10 +167,7 @@ fn open_anonymous(dir: &Path) -> Option<File> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     for attempt in 0..16u32 {
-        let name = format!(
-            ".cfsim-spill-{}-{nanos:x}-{attempt}",
-            std::process::id()
-        );
+        let name = format!(".cfsim-spill-{}-{nanos:x}-{attempt}", std::process::id());
         let path = dir.join(name);
         match std::fs::OpenOptions::new()
             .read(true)

@@ -242,7 +242,9 @@ pub struct Vfs {
     /// The promise acting now (see [`Actor`]).
     pub actor: Option<Actor>,
     /// The promises that changed each path, in order, each once.
-    actors: IndexMap<String, Vec<Actor>>,
+    actors: IndexMap<String, Vec<Arc<Actor>>>,
+    /// The last actor recorded, shared by the paths it changed (one copy per promise, not per path).
+    last_actor: Option<Arc<Actor>>,
     /// Renames made by the run: (new, old).
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
@@ -565,16 +567,26 @@ impl Vfs {
             action,
         });
         if let Some(a) = &self.actor {
+            let shared = match &self.last_actor {
+                Some(l) if **l == *a => Arc::clone(l),
+                _ => {
+                    let l = Arc::new(a.clone());
+                    self.last_actor = Some(Arc::clone(&l));
+                    l
+                }
+            };
             let list = self.actors.entry(path.to_string()).or_default();
-            if !list.contains(a) {
-                list.push(a.clone());
+            if !list.iter().any(|x| **x == *a) {
+                list.push(shared);
             }
         }
     }
 
     /// The promises that changed `path` (exact path) in this run.
-    pub fn actors_of(&self, path: &str) -> &[Actor] {
-        self.actors.get(path).map_or(&[], Vec::as_slice)
+    pub fn actors_of(&self, path: &str) -> Vec<Actor> {
+        self.actors
+            .get(path)
+            .map_or_else(Vec::new, |l| l.iter().map(|a| (**a).clone()).collect())
     }
 
     /// The parent of `path` must be an existing directory (after resolution).
@@ -840,6 +852,7 @@ impl Vfs {
             changes: Vec::new(),
             actor: None,
             actors: IndexMap::new(),
+            last_actor: None,
             renames: Vec::new(),
             evaluated: IndexMap::new(),
             kept: Vec::new(),
@@ -1062,7 +1075,11 @@ mod tests {
     fn spilled_contents_read_back_for_later_promises_and_the_journal() {
         let b = MapBase(vec![
             ("/etc", Kind::Dir, ""),
-            ("/etc/big", Kind::File, Box::leak("x".repeat(10_000).into_boxed_str())),
+            (
+                "/etc/big",
+                Kind::File,
+                Box::leak("x".repeat(10_000).into_boxed_str()),
+            ),
         ]);
         let dir = std::env::temp_dir().join(format!("cfsim-vfs-spill-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

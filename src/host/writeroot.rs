@@ -33,7 +33,7 @@ pub fn changes(vfs: &Vfs, base: &dyn BaseFs) -> Vec<FileChange> {
             path: path.to_string(),
             before: before.cloned(),
             after,
-            promises: vfs.actors_of(path).to_vec(),
+            promises: vfs.actors_of(path),
         });
     }
     out
@@ -218,7 +218,11 @@ fn text_diff(c: &FileChange) -> Option<String> {
         match n {
             None => Some(Vec::new()),
             Some(n) if n.meta.kind == Kind::File => {
-                let b = n.content.as_ref().map(|c| c.bytes().to_vec()).unwrap_or_default();
+                let b = n
+                    .content
+                    .as_ref()
+                    .map(|c| c.bytes().to_vec())
+                    .unwrap_or_default();
                 (std::str::from_utf8(&b).is_ok() && !b.contains(&0)).then_some(b)
             }
             Some(_) => None,
