@@ -142,8 +142,10 @@ impl<'a> Lines<'a> {
 mod tests {
     use super::*;
 
-    fn l(s: &[&str]) -> Lines {
-        Lines::from_lines(&s.iter().map(|x| x.to_string()).collect::<Vec<_>>())
+    /// A list over lines leaked for the test's life (a list borrows its model's lines).
+    fn l(s: &[&str]) -> Lines<'static> {
+        let v: Vec<String> = s.iter().map(|x| x.to_string()).collect();
+        Lines::from_lines(Box::leak(v.into_boxed_slice()))
     }
 
     #[test]
