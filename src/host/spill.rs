@@ -283,6 +283,7 @@ impl From<Arc<Vec<u8>>> for Content {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
