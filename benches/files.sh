@@ -163,6 +163,17 @@ fi
 #     reports: identical (32003 lines; chroot pid and timestamps normalised)
 #     changed paths: the same set
 #
-# cfsim's peak memory is about 5.5x cf-agent's, presumably because every change of a run lives in memory
-# (README, "Files on a virtual host"): here about 2000 files of up to 19 KB, where cf-agent writes each
-# into its chroot. Not profiled.
+# cfsim's peak memory was about 5.5x cf-agent's, because every change of a run lived in memory: here about
+# 2000 files of up to 19 KB, where cf-agent writes each into its chroot.
+#
+# Measured 2026-11-26 17:10 UTC, `benches/files.sh 3`, same machine, load average 7.6 (shared with other
+# builds; the lowest seen that hour), after the contents past a 1 MiB budget spill to the run's private
+# temporary file (README, "Memory: spilling file contents"), the report is written path by path, and the
+# edit engine stopped copying the file's lines for every edit promise:
+#
+#   files promises: 1000 files x 1000 lines (a template rendered + an edit each: 2000 paths to change), 3 alternating rounds, medians (load average 7.63 on 2 cores)
+#     cf-agent 3.21   wall    38.37 s  cpu    15.54 s  peak RSS    25.1 MiB  changed 2000 paths
+#     cfsim           wall     3.61 s  cpu     0.78 s  peak RSS    21.9 MiB  changed 2000 paths
+#     cf-agent/cfsim  wall   10.63x   cpu   19.92x   peak RSS 1.15x
+#     reports: identical (32003 lines; chroot pid and timestamps normalised)
+#     changed paths: the same set

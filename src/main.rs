@@ -510,6 +510,14 @@ struct AgentArgs {
     /// Write the JSON list of changes to PATH (`-`: stdout).
     #[arg(long = "changes-file", value_name = "PATH")]
     changes_file: Option<String>,
+    /// Directory of the run's private temporary file for file contents past --spill-above (created
+    /// 0600 and unlinked at once; default $TMPDIR, else /tmp; never inside the host's files_root).
+    #[arg(long = "spill-dir", value_name = "DIR")]
+    spill_dir: Option<String>,
+    /// Bytes of changed file contents kept in memory before larger ones spill to the temporary file
+    /// (K, M, G suffixes; `none`: keep everything in memory).
+    #[arg(long = "spill-above", value_name = "SIZE", default_value = "1M")]
+    spill_above: String,
     /// Deepest nesting of methods calls (1 to 10000) before cfsim stops with a diagnostic.
     #[arg(long = "max-call-depth", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=cfsim::eval::MAX_CALL_DEPTH as u64))]
@@ -938,9 +946,20 @@ fn main() -> ExitCode {
                     }
                 },
             };
+            let spill = match cfsim::host::spill::parse_size(&a.spill_above) {
+                Ok(budget) => cfsim::host::spill::SpillConfig {
+                    dir: a.spill_dir.map(std::path::PathBuf::from),
+                    budget,
+                },
+                Err(m) => {
+                    println!("   error: --spill-above: {m}");
+                    return ExitCode::from(2);
+                }
+            };
             cli::agent::run(&cli::agent::Options {
                 // the run's lines go out as they are made (a dry run can print gigabytes)
                 stream: true,
+                spill,
                 simulate,
                 start_files: None,
                 file: a.file_arg.unwrap_or(a.file),

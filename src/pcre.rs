@@ -131,7 +131,8 @@ const CACHE_MAX: usize = 1024;
 type Compiled = Result<Arc<Regex>, Error>;
 
 thread_local! {
-    static CACHE: RefCell<HashMap<(String, Options), Compiled>> = RefCell::new(HashMap::new());
+    /// Options → pattern → compiled (looked up by `&str`: a hit allocates nothing).
+    static CACHE: RefCell<HashMap<Options, HashMap<String, Compiled>>> = RefCell::new(HashMap::new());
 }
 
 /// Compiles `pattern` with the agent's flags (cached per thread, errors too).
@@ -141,17 +142,17 @@ pub fn compile(pattern: &str) -> Result<Arc<Regex>, Error> {
 
 /// Compiles with extra options (cached per thread).
 pub fn compile_with(pattern: &str, opts: Options) -> Result<Arc<Regex>, Error> {
-    let key = (pattern.to_string(), opts);
-    if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(&opts).and_then(|m| m.get(pattern)).cloned()) {
         return hit;
     }
     let compiled = compile_uncached(pattern, opts);
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        if c.len() >= CACHE_MAX {
-            c.clear();
+        let m = c.entry(opts).or_default();
+        if m.len() >= CACHE_MAX {
+            m.clear();
         }
-        c.insert(key, compiled.clone());
+        m.insert(pattern.to_string(), compiled.clone());
     });
     compiled
 }

@@ -163,6 +163,8 @@ pub struct RunOptions {
     /// Run cf-promises' checks of the whole loaded policy (`syntax::runnable`) in this mode; `None` for
     /// an engine whose policy was validated already.
     pub validation: Option<crate::syntax::runnable::Mode>,
+    /// Where file contents past the memory budget go (`--spill-dir`, `--spill-above`).
+    pub spill: crate::host::spill::SpillConfig,
 }
 
 /// A bundle of the merged policy with its normalised namespace/name and its file.
@@ -350,8 +352,9 @@ impl<'h> Engine<'h> {
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
         adapter.assume = opts.assume_commands;
-        if let Some(v) = &opts.start_files {
-            adapter.vfs = v.carried();
+        match &opts.start_files {
+            Some(v) => adapter.vfs = v.carried(),
+            None => adapter.vfs.set_spill(&opts.spill),
         }
         Engine {
             ctx: Context::default(),

@@ -25,6 +25,7 @@ mod profile_parts;
 pub mod read;
 pub mod services;
 pub mod simreport;
+pub mod spill;
 pub mod sysvars;
 mod sysvars_net;
 pub mod time;

@@ -74,8 +74,8 @@ pub struct Entry {
     /// `st_size` for directories and special files (4096 for a directory on ext4). Files print the length
     /// of `content` when it is given; symlinks print the length of the chroot's link (see [`render`]).
     pub size: u64,
-    /// Files: the contents.
-    pub content: Option<std::sync::Arc<Vec<u8>>>,
+    /// Files: the contents (read when the entry is rendered: they may be in the run's spill file).
+    pub content: Option<crate::host::spill::Content>,
     /// Symlinks: the target as `readlink` returns it after a real run (relative or absolute).
     pub target: Option<String>,
     /// Directories: the entries (without `.`/`..`) in the order to print them (readdir order), with their
@@ -84,6 +84,13 @@ pub struct Entry {
     pub atime: i64,
     pub mtime: i64,
     pub ctime: i64,
+}
+
+impl Entry {
+    /// The file's bytes (empty without contents).
+    fn data(&self) -> std::sync::Arc<Vec<u8>> {
+        self.content.as_ref().map(|c| c.bytes()).unwrap_or_default()
+    }
 }
 
 /// Which `--simulate` report.
@@ -146,7 +153,24 @@ pub fn render_bytes(r: &Report) -> Vec<u8> {
     let mut out = Out {
         buf: Vec::new(),
         info: r.info,
+        sink: None,
     };
+    render_into(&mut out, r);
+    out.buf
+}
+
+/// [`render`] written to `w` as it is made (a large report is never held whole).
+pub fn render_to(r: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = Out {
+        buf: Vec::new(),
+        info: r.info,
+        sink: Some(w),
+    };
+    render_into(&mut out, r);
+    out.flush(0)
+}
+
+fn render_into(out: &mut Out, r: &Report) {
     let mut audited: HashSet<&str> = HashSet::new();
     // The rename list is shown by diff and manifest; manifest-full shows it from its "changed" pass.
     if !r.renames.is_empty() {
@@ -171,12 +195,14 @@ pub fn render_bytes(r: &Report) -> Vec<u8> {
                 continue;
             }
             match r.mode {
-                Mode::Diff => diff_path(&mut out, r, path, before.as_ref(), after.as_ref()),
+                Mode::Diff => diff_path(out, r, path, before.as_ref(), after.as_ref()),
                 Mode::Manifest | Mode::ManifestFull => {
                     let created = created_link(before.as_ref(), after.as_ref());
-                    manifest_path(&mut out, r.chroot, path, after.as_ref(), created);
+                    manifest_path(out, r.chroot, path, after.as_ref(), created);
                 }
             }
+            // a write error shows when the end is flushed
+            let _ = out.flush(FLUSH_AT);
         }
     }
     if r.mode == Mode::ManifestFull {
@@ -186,17 +212,20 @@ pub fn render_bytes(r: &Report) -> Vec<u8> {
             out.info("Manifesting unmodified files (in the changes chroot)");
             for (path, entry) in r.unmodified {
                 if audited.insert(path.as_str()) {
-                    manifest_path(&mut out, r.chroot, path, entry.as_ref(), false);
+                    manifest_path(out, r.chroot, path, entry.as_ref(), false);
+                    let _ = out.flush(FLUSH_AT);
                 }
             }
         }
     }
     match r.mode {
-        Mode::Diff => diff_packages(&mut out, r.packages),
-        Mode::Manifest | Mode::ManifestFull => manifest_packages(&mut out, r.packages),
+        Mode::Diff => diff_packages(out, r.packages),
+        Mode::Manifest | Mode::ManifestFull => manifest_packages(out, r.packages),
     }
-    out.buf
 }
+
+/// Bytes of output kept before [`render_to`] writes them out.
+const FLUSH_AT: usize = 64 << 10;
 
 /// `rw-r--r--` for `mode` (9 characters, `s`/`S`/`t`/`T` for set-id and sticky). A symlink's mode is
 /// always `0777` (as `lstat` reports it on Linux).
@@ -234,12 +263,32 @@ fn effective_mode(kind: Kind, mode: u32) -> u32 {
 }
 
 /// The output being built.
-struct Out {
+struct Out<'w> {
     buf: Vec<u8>,
     info: bool,
+    /// Where [`render_to`] writes (`None`: everything stays in `buf`).
+    sink: Option<&'w mut dyn std::io::Write>,
 }
 
-impl Out {
+impl Out<'_> {
+    /// Writes the output made so far to the sink once it holds `at` bytes or more, converted as
+    /// [`render`] converts (lossily where it is not UTF-8), and only where it ends with an ASCII byte
+    /// (never inside a character).
+    fn flush(&mut self, at: usize) -> std::io::Result<()> {
+        let Some(w) = self.sink.as_mut() else {
+            return Ok(());
+        };
+        let ready = !self.buf.is_empty()
+            && self.buf.len() >= at
+            && (at == 0 || self.buf.last().is_some_and(|b| b.is_ascii()));
+        if !ready {
+            return Ok(());
+        }
+        w.write_all(String::from_utf8_lossy(&self.buf).as_bytes())?;
+        self.buf.clear();
+        Ok(())
+    }
+
     fn str(&mut self, s: &str) {
         self.buf.extend_from_slice(s.as_bytes());
     }
@@ -347,7 +396,7 @@ fn details(out: &mut Out, chroot: &str, e: &Entry, created: bool) {
     match e.kind {
         Kind::File => {
             out.str("\n");
-            file_contents(out, e.content.as_deref().map_or(&[][..], Vec::as_slice));
+            file_contents(out, &e.data());
         }
         Kind::Symlink => {
             out.str("\n");
@@ -425,11 +474,10 @@ fn diff_path(out: &mut Out, r: &Report, path: &str, before: Option<&Entry>, afte
     }
     match a.kind {
         Kind::File => {
-            let old = b.content.as_deref().map_or(&[][..], Vec::as_slice);
-            let new = a.content.as_deref().map_or(&[][..], Vec::as_slice);
+            let (old, new) = (b.data(), a.data());
             out.bytes(&file_diff(
-                old,
-                new,
+                &old,
+                &new,
                 &orig_label(path),
                 &changed_label(path),
             ));
@@ -473,7 +521,7 @@ fn type_change_details(out: &mut Out, chroot: &str, b: &Entry, a: &Entry, create
                 Kind::Socket => {
                     out.error("Failed to open file for reading: No such device or address");
                 }
-                _ => file_contents(out, a.content.as_deref().map_or(&[][..], Vec::as_slice)),
+                _ => file_contents(out, &a.data()),
             }
         }
         _ => details(out, chroot, a, created),
@@ -599,11 +647,12 @@ pub fn dir_diff(r: &Report, path: &str, before: &Entry, after: &Entry) -> Vec<u8
             continue;
         }
         let (Some(c0), Some(c1)) = (
-            e0.and_then(|e| e.content.as_deref().map(Vec::as_slice)),
-            e1.and_then(|e| e.content.as_deref().map(Vec::as_slice)),
+            e0.and_then(|e| e.content.as_ref().map(|c| c.bytes())),
+            e1.and_then(|e| e.content.as_ref().map(|c| c.bytes())),
         ) else {
             continue;
         };
+        let (c0, c1) = (c0.as_slice(), c1.as_slice());
         if c0 == c1 {
             continue;
         }
@@ -749,7 +798,8 @@ fn changed_flags<'a>(a: &[&'a [u8]], b: &[&'a [u8]]) -> (Vec<bool>, Vec<bool>) {
     let ma = a.get(pre..a.len() - suf).unwrap_or_default();
     let mb = b.get(pre..b.len() - suf).unwrap_or_default();
     // Equivalence classes, numbered from 1 in order of appearance (file 0 first).
-    let mut ids: HashMap<&[u8], usize> = HashMap::new();
+    let mut ids: HashMap<&[u8], usize, LineHash> =
+        HashMap::with_capacity_and_hasher(ma.len() + mb.len(), LineHash);
     let mut class_ids = |lines: &[&'a [u8]]| -> Vec<usize> {
         lines
             .iter()
@@ -803,6 +853,49 @@ fn changed_flags<'a>(a: &[&'a [u8]], b: &[&'a [u8]]) -> (Vec<bool>, Vec<bool>) {
         *slot = f1.get(k as isize);
     }
     (c0, c1)
+}
+
+/// A fast hasher for the lines of a diff (FxHash's word-at-a-time mix: lines are not chosen by an
+/// adversary here, and SipHash was a tenth of a large report's time).
+#[derive(Clone, Copy, Default)]
+struct LineHash;
+
+impl std::hash::BuildHasher for LineHash {
+    type Hasher = LineHasher;
+    fn build_hasher(&self) -> LineHasher {
+        LineHasher(0)
+    }
+}
+
+struct LineHasher(u64);
+
+impl LineHasher {
+    fn mix(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for LineHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.mix(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(w));
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// GNU diff's `discard_confusing_lines`: 1 = a line with no match in the other file (discarded), 2 = a
@@ -2315,7 +2408,7 @@ Package 'bash' would be absent
 
     fn file(mode: u32, content: &[u8]) -> Option<Entry> {
         Some(Entry {
-            content: Some(std::sync::Arc::new(content.to_vec())),
+            content: Some(content.to_vec().into()),
             ..base(Kind::File, mode)
         })
     }
@@ -3253,7 +3346,7 @@ Target: '/./target'
                     content: if rng.below(3) == 0 {
                         None
                     } else {
-                        Some(std::sync::Arc::new(bytes))
+                        Some(bytes.into())
                     },
                     target: match rng.below(3) {
                         0 => None,

@@ -4,7 +4,9 @@
 //! overlay alike, `..` never above `/`, at most [`MAX_SYMLINK_HOPS`] links), so a path can never reach
 //! outside the base's root, and a file created in pass 1 exists for every later promise and function.
 //! The base is never written; [`Vfs::journal`] lists what changed, in first-change order, with the
-//! state each path had before the run.
+//! state each path had before the run. File contents the overlay holds (new ones and the originals of
+//! changed files) go through the run's [`SpillStore`] when one is set: past its memory budget they live
+//! in a private temporary file instead (see [`super::spill`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -13,6 +15,8 @@ use std::sync::Mutex;
 use indexmap::IndexMap;
 
 use super::read::{ReadError, MAX_SYMLINK_HOPS};
+pub use super::spill::Content;
+use super::spill::{SpillConfig, SpillStore};
 
 /// Type of a file system object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +95,7 @@ impl Meta {
 pub struct Node {
     pub meta: Meta,
     /// Contents of a regular file.
-    pub content: Option<Arc<Vec<u8>>>,
+    pub content: Option<Content>,
     /// Target of a symbolic link.
     pub target: Option<String>,
     /// A directory made by the run over nothing (or over a removed object): the base's entries
@@ -238,7 +242,9 @@ pub struct Vfs {
     /// The promise acting now (see [`Actor`]).
     pub actor: Option<Actor>,
     /// The promises that changed each path, in order, each once.
-    actors: IndexMap<String, Vec<Actor>>,
+    actors: IndexMap<String, Vec<Arc<Actor>>>,
+    /// The last actor recorded, shared by the paths it changed (one copy per promise, not per path).
+    last_actor: Option<Arc<Actor>>,
     /// Renames made by the run: (new, old).
     renames: Vec<(String, String)>,
     /// Base `lstat` answers already asked for (the base does not change during a run).
@@ -264,6 +270,8 @@ pub struct Vfs {
     pub now: i64,
     /// Largest file read (bytes).
     pub max_read: u64,
+    /// Where contents past the memory budget go (`None`: all stay in memory).
+    spill: Option<Arc<SpillStore>>,
 }
 
 use super::read::components;
@@ -318,7 +326,8 @@ impl Vfs {
         }
     }
 
-    fn base_lstat(&self, base: &dyn BaseFs, path: &str) -> Option<Meta> {
+    /// `lstat` of `path` on the base (exact path), answered once per run.
+    pub fn base_lstat(&self, base: &dyn BaseFs, path: &str) -> Option<Meta> {
         if let Some(m) = self.base_cache.get(path) {
             return m;
         }
@@ -434,7 +443,7 @@ impl Vfs {
                     if c.len() as u64 > self.max_read {
                         Err(ReadError::TooLarge)
                     } else {
-                        Ok(c.clone())
+                        c.load().map_err(|_| ReadError::Unreadable)
                     }
                 }
                 _ => Err(ReadError::Unreadable),
@@ -500,7 +509,8 @@ impl Vfs {
             Kind::File => self
                 .read_cache
                 .get(path)
-                .or_else(|| base.read(path, self.max_read).ok().map(Arc::new)),
+                .or_else(|| base.read(path, self.max_read).ok().map(Arc::new))
+                .map(Content::Mem),
             _ => None,
         };
         let target = match meta.kind {
@@ -515,9 +525,38 @@ impl Vfs {
         })
     }
 
+    /// [`Vfs::node_exact`] to be kept by the run: contents read from the base go through the spill
+    /// store.
+    fn node_held(&self, base: &dyn BaseFs, path: &str) -> Option<Node> {
+        if let Some(n) = self.overlay.get(path) {
+            return n.clone();
+        }
+        let mut n = self.node_exact(base, path)?;
+        n.content = n.content.map(|c| self.hold(c));
+        Some(n)
+    }
+
+    /// `c` as the run keeps it (in memory, or spilled past the budget).
+    fn hold(&self, c: Content) -> Content {
+        match (&self.spill, c) {
+            (Some(s), Content::Mem(m)) => s.admit(m),
+            (_, c) => c,
+        }
+    }
+
+    /// Sets where contents past the memory budget go (before the run changes anything).
+    pub fn set_spill(&mut self, cfg: &SpillConfig) {
+        self.spill = cfg.budget.map(|_| Arc::new(SpillStore::new(cfg)));
+    }
+
+    /// Bytes of contents written to the spill file so far.
+    pub fn spilled_bytes(&self) -> u64 {
+        self.spill.as_ref().map_or(0, |s| s.spilled_bytes())
+    }
+
     fn remember(&mut self, base: &dyn BaseFs, path: &str) {
         if !self.originals.contains_key(path) {
-            let n = self.node_exact(base, path);
+            let n = self.node_held(base, path);
             self.originals.insert(path.to_string(), n);
         }
     }
@@ -528,16 +567,26 @@ impl Vfs {
             action,
         });
         if let Some(a) = &self.actor {
+            let shared = match &self.last_actor {
+                Some(l) if **l == *a => Arc::clone(l),
+                _ => {
+                    let l = Arc::new(a.clone());
+                    self.last_actor = Some(Arc::clone(&l));
+                    l
+                }
+            };
             let list = self.actors.entry(path.to_string()).or_default();
-            if !list.contains(a) {
-                list.push(a.clone());
+            if !list.iter().any(|x| **x == *a) {
+                list.push(shared);
             }
         }
     }
 
     /// The promises that changed `path` (exact path) in this run.
-    pub fn actors_of(&self, path: &str) -> &[Actor] {
-        self.actors.get(path).map_or(&[], Vec::as_slice)
+    pub fn actors_of(&self, path: &str) -> Vec<Actor> {
+        self.actors
+            .get(path)
+            .map_or_else(Vec::new, |l| l.iter().map(|a| (**a).clone()).collect())
     }
 
     /// The parent of `path` must be an existing directory (after resolution).
@@ -586,6 +635,7 @@ impl Vfs {
         meta.size = content.len() as u64;
         meta.mtime = self.now;
         meta.ctime = self.now;
+        let content = self.hold(Content::Mem(content));
         self.overlay.insert(
             p.clone(),
             Some(Node {
@@ -696,7 +746,7 @@ impl Vfs {
         f: impl FnOnce(&mut Meta),
     ) -> Result<(), FsError> {
         let p = self.resolve(base, path, follow)?;
-        let Some(mut node) = self.node_exact(base, &p) else {
+        let Some(mut node) = self.node_held(base, &p) else {
             return Err(FsError::Missing);
         };
         self.remember(base, &p);
@@ -716,7 +766,7 @@ impl Vfs {
             return Ok(());
         }
         self.check_parent(base, &t)?;
-        let Some(node) = self.node_exact(base, &f) else {
+        let Some(node) = self.node_held(base, &f) else {
             return Err(FsError::Missing);
         };
         // materialise the subtree of a directory under its new name
@@ -769,7 +819,7 @@ impl Vfs {
         for name in self.list(base, from).unwrap_or_default() {
             let fp = format!("{}/{name}", from.trim_end_matches('/'));
             let tp = format!("{}/{name}", to.trim_end_matches('/'));
-            if let Some(mut n) = self.node_exact(base, &fp) {
+            if let Some(mut n) = self.node_held(base, &fp) {
                 let is_dir = n.meta.kind == Kind::Dir;
                 if is_dir {
                     n.opaque = true;
@@ -802,6 +852,7 @@ impl Vfs {
             changes: Vec::new(),
             actor: None,
             actors: IndexMap::new(),
+            last_actor: None,
             renames: Vec::new(),
             evaluated: IndexMap::new(),
             kept: Vec::new(),
@@ -813,6 +864,7 @@ impl Vfs {
             change_db_loaded: false,
             now: self.now,
             max_read: self.max_read,
+            spill: self.spill.clone(),
         }
     }
 
@@ -895,6 +947,7 @@ impl Vfs {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -1017,6 +1070,39 @@ mod tests {
         );
         let changed: Vec<&str> = v.originals().map(|(p, _)| p).collect();
         assert_eq!(changed, vec!["/etc/new", "/etc/d", "/etc/motd"]);
+    }
+
+    #[test]
+    fn spilled_contents_read_back_for_later_promises_and_the_journal() {
+        let b = MapBase(vec![
+            ("/etc", Kind::Dir, ""),
+            (
+                "/etc/big",
+                Kind::File,
+                Box::leak("x".repeat(10_000).into_boxed_str()),
+            ),
+        ]);
+        let dir = std::env::temp_dir().join(format!("cfsim-vfs-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut v = Vfs::new(100);
+        v.set_spill(&SpillConfig {
+            dir: Some(dir.clone()),
+            budget: Some(0),
+        });
+        let new = "y".repeat(20_000).into_bytes();
+        assert_eq!(v.write_file(&b, "/etc/big", new.clone(), 0o600), Ok(()));
+        // the new contents and the original both went to the spill file
+        assert_eq!(v.spilled_bytes(), 30_000);
+        assert_eq!(v.read(&b, "/etc/big").map(|c| c.to_vec()), Ok(new.clone()));
+        let orig = v.original(&b, "/etc/big").and_then(|n| n.content).unwrap();
+        assert_eq!(orig.bytes().len(), 10_000);
+        assert!(v.changed(&b, "/etc/big"));
+        // a carried state (the convergence check) still reads them
+        let c = v.carried();
+        assert_eq!(c.read(&b, "/etc/big").map(|c| c.to_vec()), Ok(new));
+        // the spill file is anonymous: nothing is left in the directory
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     #[test]

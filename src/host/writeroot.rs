@@ -33,7 +33,7 @@ pub fn changes(vfs: &Vfs, base: &dyn BaseFs) -> Vec<FileChange> {
             path: path.to_string(),
             before: before.cloned(),
             after,
-            promises: vfs.actors_of(path).to_vec(),
+            promises: vfs.actors_of(path),
         });
     }
     out
@@ -133,7 +133,11 @@ pub fn write_root(
                 if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
                     std::fs::remove_file(&p)?;
                 }
-                std::fs::write(&p, n.content.as_deref().map(Vec::as_slice).unwrap_or(&[]))?;
+                let bytes = match &n.content {
+                    Some(c) => c.load()?,
+                    None => Default::default(),
+                };
+                std::fs::write(&p, bytes.as_slice())?;
                 // chown clears set-id bits: owner first, then the mode
                 set_owner(&p, n);
                 set_mode(&p, n.meta.mode)?;
@@ -196,7 +200,7 @@ fn node_json(n: &Node) -> serde_json::Value {
     m.insert("gid".into(), n.meta.gid.into());
     if let Some(c) = &n.content {
         m.insert("size".into(), c.len().into());
-        let digest = Sha256::digest(c.as_slice());
+        let digest = Sha256::digest(c.bytes().as_slice());
         let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
         m.insert("sha256".into(), hex.into());
     }
@@ -214,7 +218,11 @@ fn text_diff(c: &FileChange) -> Option<String> {
         match n {
             None => Some(Vec::new()),
             Some(n) if n.meta.kind == Kind::File => {
-                let b = n.content.as_deref().map(|v| v.to_vec()).unwrap_or_default();
+                let b = n
+                    .content
+                    .as_ref()
+                    .map(|c| c.bytes().to_vec())
+                    .unwrap_or_default();
                 (std::str::from_utf8(&b).is_ok() && !b.contains(&0)).then_some(b)
             }
             Some(_) => None,

@@ -61,6 +61,8 @@ pub struct Options {
     pub write_root: Option<String>,
     /// `--changes=json` (or `--changes-file PATH`): every change for programs (`-`: after the output).
     pub changes_json: Option<String>,
+    /// Where file contents past the memory budget go (`--spill-dir`, `--spill-above`).
+    pub spill: crate::host::spill::SpillConfig,
     /// Print the run's lines to standard output as they are made instead of returning them in
     /// [`RunResult::stdout`] (which then holds only what follows the run: tables, traces, reports).
     pub stream: bool,
@@ -193,7 +195,7 @@ pub fn simulate_policy(
         (Err(e), _) | (_, Err(e)) => return usage(e),
     };
     let Finished {
-        engine: e,
+        engine: mut e,
         ok,
         code,
         ..
@@ -233,10 +235,32 @@ pub fn simulate_policy(
         crate::timeline::render(&e.trace, &info)
     });
     if let Some(mode) = o.simulate {
-        stdout.push_str(&super::simulate::report(&e, mode, o.inform || o.verbose));
+        let info = o.inform || o.verbose;
+        if o.stream {
+            // what came before, then the report as it is made (never held whole)
+            use std::io::Write;
+            let mut w = std::io::stdout().lock();
+            let _ = w.write_all(stdout.as_bytes());
+            stdout.clear();
+            let _ = super::simulate::report_to(&e, mode, info, &mut w);
+            let _ = w.flush();
+        } else {
+            stdout.push_str(&super::simulate::report(&e, mode, info));
+        }
     }
-    let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
-    let file_parents = crate::host::writeroot::parents(&e.host.vfs, e.host.base(), &files);
+    // the list of changes, for the outputs that show it (the command line asks only when one is
+    // wanted; a library caller gets it always)
+    let wanted = !o.stream
+        || o.write_root.is_some()
+        || o.changes_json.is_some()
+        || (o.result_json.is_some() && !o.brief_result);
+    let (files, file_parents) = if wanted {
+        let files = crate::host::writeroot::changes(&e.host.vfs, e.host.base());
+        let parents = crate::host::writeroot::parents(&e.host.vfs, e.host.base(), &files);
+        (files, parents)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let mut result = result;
     if let Some(serde_json::Value::Object(m)) = result.as_mut() {
         if !o.brief_result {
@@ -286,7 +310,8 @@ pub fn simulate_policy(
         timeline,
         files,
         file_parents,
-        vfs: Some(e.host.vfs.clone()),
+        // moved, not copied: the engine ends here
+        vfs: Some(std::mem::take(&mut e.host.vfs)),
         packages: Some(e.host.packages.clone()),
     }
 }
@@ -342,12 +367,17 @@ pub fn run_engine<'h>(
         dry_run: o.dry_run,
     };
     let printed = o.trace.is_some() || o.trace_file.is_some() || o.keep_trace;
+    let spill = match o.spill.for_host(host.files.root.as_deref()) {
+        Ok(s) => s,
+        Err(m) => return Err(Box::new(usage(m))),
+    };
     let opts = RunOptions {
         exec: o.exec,
         // --simulate is a dry run for everything but files promises
         dry_run: o.dry_run || o.simulate.is_some(),
         simulate: o.simulate,
         start_files: o.start_files.clone(),
+        spill,
         trace: printed || o.result_json.is_some() || o.timeline.is_some(),
         trace_calls: printed || o.timeline.is_some(),
         // the brief result counts outcomes only (see eval::result::RunFacts::brief)

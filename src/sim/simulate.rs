@@ -88,6 +88,20 @@ fn entry(
 
 /// The report printed after a `--simulate` run; `info`: the INFO lines too (`-I`, `-v`).
 pub fn report(e: &Engine<'_>, mode: Mode, info: bool) -> String {
+    with_report(e, mode, info, simreport::render)
+}
+
+/// [`report`] written to `w` as it is made (file contents are read one path at a time).
+pub fn report_to(
+    e: &Engine<'_>,
+    mode: Mode,
+    info: bool,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    with_report(e, mode, info, |r| simreport::render_to(r, w))
+}
+
+fn with_report<T>(e: &Engine<'_>, mode: Mode, info: bool, f: impl FnOnce(&Report) -> T) -> T {
     let vfs = &e.host.vfs;
     let base = e.host.base();
     let mut changed = Vec::new();
@@ -122,5 +136,5 @@ pub fn report(e: &Engine<'_>, mode: Mode, info: bool) -> String {
         packages: &e.host.packages.ops,
         info,
     };
-    simreport::render(&r)
+    f(&r)
 }

@@ -36,6 +36,28 @@ impl Errno {
     }
 }
 
+/// The base with its `lstat` answers kept for the run (the run's file system keeps them: the base
+/// does not change during a run).
+struct Cached<'a> {
+    base: &'a dyn BaseFs,
+    vfs: &'a vfs::Vfs,
+}
+
+impl BaseFs for Cached<'_> {
+    fn lstat(&self, path: &str) -> Option<Meta> {
+        self.vfs.base_lstat(self.base, path)
+    }
+    fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, crate::host::read::ReadError> {
+        self.base.read(path, max)
+    }
+    fn readlink(&self, path: &str) -> Option<String> {
+        self.base.readlink(path)
+    }
+    fn list(&self, path: &str) -> Option<Vec<String>> {
+        self.base.list(path)
+    }
+}
+
 /// `stat` (`follow`) or `lstat` of `raw` on the real host (the base, which a simulate run never
 /// changes), with the kernel's errors: a `.` component or a trailing `/` needs a directory.
 fn real_stat(base: &dyn BaseFs, raw: &str, follow: bool) -> Result<Meta, Errno> {
@@ -186,7 +208,11 @@ fn prepare_at(e: &mut Engine<'_>, path: &str, depth: usize, budget: &mut usize) 
     if e.host.vfs.in_chroot(&norm) {
         return;
     }
-    let base = e.host.base();
+    let cached = Cached {
+        base: e.host.base(),
+        vfs: &e.host.vfs,
+    };
+    let base: &dyn BaseFs = &cached;
     // the parents (the first existing one with a `/`, whose permissions are copied first)
     let first = first_existing_parent(base, path);
     let first_err = real_stat(base, &first, true).err();

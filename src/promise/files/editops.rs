@@ -214,8 +214,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         already_ran,
     };
     let region = region(e, def, p);
+    // the lines are moved out and back (an op replaces them only when it changed them)
     let mut model = Model {
-        lines: e.edit.as_ref().map(|s| s.lines.clone()).unwrap_or_default(),
+        lines: e
+            .edit
+            .as_mut()
+            .map(|s| std::mem::take(&mut s.lines))
+            .unwrap_or_default(),
     };
     let out =
         match t {
@@ -306,9 +311,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         e.done.insert(digest);
     }
     if let Some(st) = e.edit.as_mut() {
-        if out.changed {
-            st.lines = model.lines;
-        }
+        st.lines = model.lines;
         if out.result == EditResult::Repaired || out.changed {
             st.edited = true;
         }

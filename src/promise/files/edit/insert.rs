@@ -62,16 +62,16 @@ pub type ReadFile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, ReadError>;
 /// Expands `$(…)` in a string; the slice holds `match.0..N` where a regex match is in scope.
 pub type Expand<'a> = &'a mut dyn FnMut(&str, &[Option<String>]) -> String;
 
-struct Ctx<'r, 'x> {
+struct Ctx<'r, 'x, 'l> {
     req: &'r InsertLines,
-    lines: Lines,
+    lines: Lines<'l>,
     begin: Option<Id>,
     end: Option<Id>,
     before: bool,
     expand: Expand<'x>,
 }
 
-impl Ctx<'_, '_> {
+impl Ctx<'_, '_, '_> {
     fn ty(&self) -> &str {
         self.req.insert_type.as_str()
     }

@@ -1,44 +1,49 @@
 //! The agent's line list (`Item *`): a singly linked list with stable node ids, so the ops can hold the
 //! agent's pointers (region start and end, insertion point, previous line) across edits exactly as it does.
+//! A line keeps pointing into the model's lines until an op changes it (no copy of an untouched line).
 
 /// A node id; ids stay valid for the list's life (deleted nodes are unlinked, never reused).
 pub type Id = usize;
 
+/// A line's text: the model's line it came from, or text an op made.
+#[derive(Debug, Clone)]
+enum Text {
+    Orig(usize),
+    Own(String),
+}
+
 #[derive(Debug, Clone)]
 struct Node {
-    text: String,
+    text: Text,
     next: Option<Id>,
 }
 
 /// The file's lines as the agent's item list.
 #[derive(Debug, Clone, Default)]
-pub struct Lines {
+pub struct Lines<'a> {
+    orig: &'a [String],
     nodes: Vec<Node>,
     head: Option<Id>,
 }
 
-impl Lines {
-    pub fn from_lines(lines: &[String]) -> Lines {
-        let mut l = Lines::default();
-        let mut prev: Option<Id> = None;
-        for s in lines {
-            let id = l.nodes.len();
-            l.nodes.push(Node {
-                text: s.clone(),
-                next: None,
-            });
-            match prev {
-                Some(p) => l.nodes[p].next = Some(id),
-                None => l.head = Some(id),
-            }
-            prev = Some(id);
+impl<'a> Lines<'a> {
+    pub fn from_lines(lines: &'a [String]) -> Lines<'a> {
+        let n = lines.len();
+        Lines {
+            orig: lines,
+            nodes: (0..n)
+                .map(|i| Node {
+                    text: Text::Orig(i),
+                    next: (i + 1 < n).then_some(i + 1),
+                })
+                .collect(),
+            head: (n > 0).then_some(0),
         }
-        l
     }
 
     pub fn to_lines(&self) -> Vec<String> {
         self.iter(self.head, None)
-            .map(|id| self.nodes[id].text.clone())
+            .map(|id| self.text(id).to_string())
             .collect()
     }
 
@@ -51,11 +56,14 @@ impl Lines {
     }
 
     pub fn text(&self, id: Id) -> &str {
-        &self.nodes[id].text
+        match &self.nodes[id].text {
+            Text::Orig(i) => self.orig.get(*i).map_or("", String::as_str),
+            Text::Own(s) => s,
+        }
     }
 
     pub fn set_text(&mut self, id: Id, text: String) {
-        self.nodes[id].text = text;
+        self.nodes[id].text = Text::Own(text);
     }
 
     /// Ids from `from` up to (excluding) `until`, or to the end.
@@ -84,7 +92,7 @@ impl Lines {
 
     fn alloc(&mut self, text: &str, next: Option<Id>) -> Id {
         self.nodes.push(Node {
-            text: text.to_string(),
+            text: Text::Own(text.to_string()),
             next,
         });
         self.nodes.len() - 1
@@ -134,8 +142,10 @@ impl Lines {
 mod tests {
     use super::*;
 
-    fn l(s: &[&str]) -> Lines {
-        Lines::from_lines(&s.iter().map(|x| x.to_string()).collect::<Vec<_>>())
+    /// A list over lines leaked for the test's life (a list borrows its model's lines).
+    fn l(s: &[&str]) -> Lines<'static> {
+        let v: Vec<String> = s.iter().map(|x| x.to_string()).collect();
+        Lines::from_lines(Box::leak(v.into_boxed_slice()))
     }
 
     #[test]

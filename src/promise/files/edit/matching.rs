@@ -379,7 +379,8 @@ mod tests {
     fn match_region_counts_chunk_lines() {
         let e = env();
         let mut o = Out::new(&e);
-        let l = Lines::from_lines(&v(&["a", "b", "c"]));
+        let model = v(&["a", "b", "c"]);
+        let l = Lines::from_lines(&model);
         let a = l.head();
         assert_eq!(match_region(&l, "a\nb", a, None, false, &mut o), 2);
         assert_eq!(match_region(&l, "b", a, None, false, &mut o), 0);

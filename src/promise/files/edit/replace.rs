@@ -12,6 +12,7 @@ use super::list::{Id, Lines};
 use super::matching::block_text_match;
 use super::region;
 use super::{EditEnv, EditResult, LogLevel, Model, OpOut, Out, Region};
+use crate::pcre;
 
 /// One `replace_patterns` promise, attributes expanded (but not `replace_value`, which is expanded per
 /// match).
@@ -80,13 +81,32 @@ pub fn replace_patterns(
     let not_anchored = !(p.starts_with('^') && p.ends_with('$'));
     let mut notfound = true;
     let ids: Vec<Id> = lines.iter(begin, end).collect();
+    let desc = format!("replace pattern '{p}' in '{filename}'");
+    // compiled once for the promise (a pattern that does not compile goes through
+    // `block_text_match` each time, which logs its error as often as the agent does)
+    let re = pcre::compile(p).ok();
+    let matches = |s: &str, out: &mut Out| match &re {
+        Some(r) => r.captures(s),
+        None => block_text_match(p, s, out),
+    };
     for id in ids {
+        let first = matches(lines.text(id), &mut out);
+        if first.is_none() {
+            // nothing to replace on this line: what is left is the convergence check's second
+            // look (it logs a bad pattern's error again) and the dry run's per-line warning
+            if re.is_none() && not_anchored {
+                let _ = matches(lines.text(id), &mut out);
+            }
+            let _ = out.making_changes(&desc);
+            continue;
+        }
         let original = lines.text(id).to_string();
         let mut buf = original.clone();
         let mut replaced = false;
         let mut cutoff = 1;
         let mut match_len = 0;
-        while let Some(caps) = block_text_match(p, &buf, &mut out) {
+        let mut next = first;
+        while let Some(caps) = next.take() {
             if match_len == buf.len() {
                 out.log(
                     LogLevel::Verbose,
@@ -116,9 +136,10 @@ pub fn replace_patterns(
                 );
                 break;
             }
+            next = matches(&buf, &mut out);
         }
 
-        if not_anchored && block_text_match(p, &buf, &mut out).is_some() {
+        if not_anchored && matches(&buf, &mut out).is_some() {
             out.record(
                 LogLevel::Error,
                 EditResult::Interrupted,
@@ -130,7 +151,7 @@ pub fn replace_patterns(
             break;
         }
 
-        if !out.making_changes(&format!("replace pattern '{p}' in '{filename}'")) {
+        if !out.making_changes(&desc) {
             continue;
         }
         if replaced {
@@ -148,7 +169,7 @@ pub fn replace_patterns(
                 );
                 break;
             }
-            if block_text_match(p, &buf, &mut out).is_some() {
+            if matches(&buf, &mut out).is_some() {
                 out.record(
                     LogLevel::Error,
                     EditResult::Interrupted,
