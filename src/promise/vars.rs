@@ -44,7 +44,7 @@ fn to_typed(ty: &str, v: Value) -> Option<Value> {
         }
         ("data", Value::Data(d)) => Value::Data(d),
         ("data", Value::Scalar(_, s)) => {
-            let mut d = serde_json::from_str(&s).ok()?;
+            let mut d = crate::functions::json::parse(&s).ok()?;
             crate::functions::json::store_numbers(&mut d);
             Value::Data(d)
         }

@@ -389,7 +389,8 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
                 };
             }
             // cf-promises' JSON parser keeps `\uXXXX` escapes as literal text.
-            match serde_json::from_str::<serde_json::Value>(&keep_unicode_escapes(&s.value)) {
+            // (the agent's dialect: trailing commas accepted, text after the value ignored)
+            match crate::functions::json::parse(&s.value) {
                 Ok(mut v) if v.is_object() || v.is_array() => {
                     crate::functions::json::store_numbers(&mut v);
                     Rval::Data(v, s.span)
@@ -399,25 +400,4 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
         }
         _ => Rval::Scalar(s),
     }
-}
-
-/// Double the backslash of every `\uXXXX` escape so that JSON parsing keeps it as literal text, as
-/// cf-promises' JSON parser does; other escapes are left alone.
-fn keep_unicode_escapes(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("\\u") {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c == '\\' {
-            match chars.next() {
-                Some('u') => out.push_str("\\u"),
-                Some(other) => out.push(other),
-                None => {}
-            }
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
