@@ -122,9 +122,11 @@ impl Lowerer<'_> {
                         var_guard = Some(promiser);
                         continue;
                     }
+                    let mut vg = var_guard.clone();
+                    let constraints = merge_constraints(&mut vg, constraints);
                     promises.push(Promise {
                         guard: guard.clone(),
-                        var_guard: var_guard.clone(),
+                        var_guard: vg,
                         promiser,
                         promisee,
                         constraints,
@@ -400,4 +402,33 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
         }
         _ => Rval::Scalar(s),
     }
+}
+
+/// A promise's constraints as cf-promises' parser appends them (`PromiseAppendConstraint`): an attribute
+/// given again replaces the earlier one in its place (the last value wins), except that two string
+/// `if` (or `ifvarclass`) values are combined as `(first).(second)`; a quoted class guard (`"expr"::`)
+/// is the first `ifvarclass` of each promise under it, so it combines with the promise's own.
+fn merge_constraints(var_guard: &mut Option<Scalar>, raw: Vec<Constraint>) -> Vec<Constraint> {
+    let mut out: Vec<Constraint> = Vec::with_capacity(raw.len());
+    for mut c in raw {
+        let and_ed = c.lval == "if" || c.lval == "ifvarclass";
+        if c.lval == "ifvarclass" {
+            if let (Some(vg), Rval::Scalar(new)) = (var_guard.as_ref(), &mut c.rval) {
+                new.value = format!("({}).({})", vg.value, new.value);
+                *var_guard = None;
+            }
+        }
+        match out.iter_mut().find(|o| o.lval == c.lval) {
+            Some(old) => {
+                if and_ed {
+                    if let (Rval::Scalar(o), Rval::Scalar(n)) = (&old.rval, &mut c.rval) {
+                        n.value = format!("({}).({})", o.value, n.value);
+                    }
+                }
+                *old = c;
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
