@@ -2,6 +2,7 @@
 //! variables, frames), the host, the output and the trace. `preeval` does cf-agent's PolicyResolve
 //! rounds, `runner` the three-pass bundle evaluation, `crate::promise` one promise type per file.
 
+pub mod abort;
 pub mod augments;
 pub mod bodies;
 pub mod context;
@@ -225,6 +226,10 @@ pub struct Engine<'h> {
     pub pending_call: Option<(String, String)>,
     /// A fatal error stopped the run (printed already); exit code 1.
     pub fatal: bool,
+    /// A class matching `abortbundleclasses` was defined: the running bundle stops after this promise.
+    pub bundle_aborted: bool,
+    /// The `abortbundleclasses` regexes, once read (see [`abort`]).
+    pub abort_bundle_classes: Option<Vec<String>>,
     /// A limit of [`Limits`] was hit (the run goes on; its exit code becomes [`EXIT_LIMIT`]).
     pub limit_hit: bool,
     /// Bundle runs so far (see [`Limits::max_bundle_calls`]).
@@ -292,6 +297,8 @@ impl<'h> Engine<'h> {
             counts: Vec::new(),
             pending_call: None,
             fatal: false,
+            bundle_aborted: false,
+            abort_bundle_classes: None,
             limit_hit: false,
             bundle_calls: 0,
             cur_file: 0,

@@ -189,10 +189,11 @@ impl Engine<'_> {
             self.pass = pass;
             self.stage = "pass";
             self.run_pass(&def);
-            if self.fatal {
+            if self.fatal || self.bundle_aborted {
                 break;
             }
         }
+        self.bundle_aborted = false;
         // the legacy package schedule runs when the bundle's passes are over
         crate::promise::packages::legacy::execute(self);
         let counts = self.counts.pop().unwrap_or_default();
@@ -254,7 +255,7 @@ impl Engine<'_> {
                 for p in &s.promises {
                     self.agent_pass = self.pass;
                     self.eval_promise(def, &t, p);
-                    if self.fatal {
+                    if self.fatal || self.bundle_aborted {
                         return;
                     }
                 }
