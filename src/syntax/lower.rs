@@ -151,7 +151,7 @@ impl Lowerer<'_> {
     /// `linux.!foo::` → `linux.!foo`; two names separated only by blanks is an error.
     fn lower_guard(&mut self, pair: &Pair<'_, Rule>) -> Guard {
         let span = self.span(pair);
-        let raw = pair.as_str().trim_end_matches("::");
+        let raw = pair.as_str().strip_suffix("::").unwrap_or(pair.as_str());
         let mut prev_name_end = false;
         let mut gap = false;
         for c in raw.chars() {
