@@ -426,7 +426,16 @@ fn maparray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     slist(
         map_pairs(&v)
             .iter()
-            .map(|(k, x)| substitute_this(pat, &[("this.k", k), ("this.v", x)]))
+            .map(|(k, x)| {
+                let s = substitute_this(pat, &[("this.k", k), ("this.v", x)]);
+                // references around this.k/this.v (`$(static[$(this.v)])`) are expanded once they
+                // are complete; unknown ones stay as written (recorded: functions/corners)
+                if s.contains("$(") || s.contains("${") {
+                    crate::expr::expand::expand_scalar(&s, &*ctx.env).text
+                } else {
+                    s
+                }
+            })
             .collect(),
     )
 }
