@@ -74,7 +74,10 @@ pub fn load_one(path: &str) -> Result<Loaded, LoadError> {
 
 /// Literal `inputs` of a policy (items containing variables are left to pre-evaluation).
 pub fn literal_inputs(p: &Policy) -> Vec<String> {
-    literal_inputs_marked(p).into_iter().map(|(s, _)| s).collect()
+    literal_inputs_marked(p)
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect()
 }
 
 /// Whether `body common control` of `p` sets `ignore_missing_inputs` to a literal true value.

@@ -41,10 +41,7 @@ impl Engine<'_> {
             return;
         }
         let patterns = self.abort_bundle_patterns();
-        if !patterns
-            .iter()
-            .any(|p| crate::pcre::full_match(p, name))
-        {
+        if !patterns.iter().any(|p| crate::pcre::full_match(p, name)) {
             return;
         }
         let bundle = self

@@ -81,7 +81,9 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
                         .or_else(|| classic_array(ctx, name))
                         .map(|v| v.to_json())
                 };
-                return super::json::parse_with(s, &mut lookup).ok().map(Value::Data);
+                return super::json::parse_with(s, &mut lookup)
+                    .ok()
+                    .map(Value::Data);
             }
             None
         }

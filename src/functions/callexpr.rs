@@ -306,8 +306,15 @@ pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) ->
         }
     }
     if !failed_branches.is_empty() {
-        let cond = args.first().map(|a| a.text().to_string()).unwrap_or_default();
-        let chosen = if super::classes::class_arg(ctx, &cond) { 1 } else { 2 };
+        let cond = args
+            .first()
+            .map(|a| a.text().to_string())
+            .unwrap_or_default();
+        let chosen = if super::classes::class_arg(ctx, &cond) {
+            1
+        } else {
+            2
+        };
         if failed_branches.contains(&chosen) {
             return EvalOutcome::Failed;
         }

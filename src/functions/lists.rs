@@ -304,8 +304,7 @@ fn numbers(ctx: &mut CallCtx<'_>, name: &str, a: &FnArg) -> Result<Vec<f64>, FnF
         .iter()
         .map(|i| match parse_real(i) {
             Some(f) => f,
-            None => crate::syntax::check::numbers::strtod(i.trim_start())
-                .map_or(0.0, |(f, _)| f),
+            None => crate::syntax::check::numbers::strtod(i.trim_start()).map_or(0.0, |(f, _)| f),
         })
         .collect())
 }
