@@ -74,6 +74,29 @@ pub fn load_one(path: &str) -> Result<Loaded, LoadError> {
 
 /// Literal `inputs` of a policy (items containing variables are left to pre-evaluation).
 pub fn literal_inputs(p: &Policy) -> Vec<String> {
+    literal_inputs_marked(p)
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// Whether `body common control` of `p` sets `ignore_missing_inputs` to a literal true value.
+fn ignores_missing_inputs(p: &Policy) -> bool {
+    p.bodies
+        .iter()
+        .filter(|b| b.body_type == "common" && b.name == "control")
+        .flat_map(|b| &b.attrs)
+        .any(|a| {
+            a.constraint.lval == "ignore_missing_inputs"
+                && matches!(&a.constraint.rval, Rval::Scalar(s) if matches!(s.value.as_str(), "true" | "yes" | "on"))
+        })
+}
+
+/// [`literal_inputs`], each with whether a missing file may be skipped here: when the policy sets
+/// `ignore_missing_inputs`, or when its `inputs` line has a class guard other than `any` (the
+/// pre-evaluation decides whether that line is active and reports the missing file then).
+fn literal_inputs_marked(p: &Policy) -> Vec<(String, bool)> {
+    let ignore = ignores_missing_inputs(p);
     let mut out = Vec::new();
     for b in &p.bodies {
         let control = (b.body_type == "common" || b.body_type == "file") && b.name == "control";
@@ -89,13 +112,14 @@ pub fn literal_inputs(p: &Policy) -> Vec<String> {
                 Rval::List(items, _) => items.iter().collect(),
                 _ => Vec::new(),
             };
+            let lenient = ignore || !matches!(a.guard.expr.as_str(), "" | "any");
             for it in items {
                 if let Rval::Scalar(s) = it {
                     if !s.value.contains("$(")
                         && !s.value.contains("${")
                         && !s.value.starts_with('@')
                     {
-                        out.push(s.value.clone());
+                        out.push((s.value.clone(), lenient));
                     }
                 }
             }
@@ -115,7 +139,7 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let mut seen: Vec<PathBuf> = vec![normalize(Path::new(entry))];
-    let inputs = literal_inputs(&first.policy);
+    let inputs = literal_inputs_marked(&first.policy);
     let mut out = vec![first];
     load_inputs(&dir, inputs, &mut seen, &mut out)?;
     Ok(out)
@@ -124,11 +148,11 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
 /// Loads `inputs` (and theirs, depth first) into `out`; the depth is bounded by [`MAX_FILES`].
 fn load_inputs(
     dir: &Path,
-    inputs: Vec<String>,
+    inputs: Vec<(String, bool)>,
     seen: &mut Vec<PathBuf>,
     out: &mut Vec<Loaded>,
 ) -> Result<(), LoadError> {
-    for inp in inputs {
+    for (inp, lenient) in inputs {
         let p = if Path::new(&inp).is_absolute() {
             PathBuf::from(&inp)
         } else {
@@ -138,12 +162,15 @@ fn load_inputs(
         if seen.contains(&key) {
             continue;
         }
+        if lenient && std::fs::metadata(&p).is_err() {
+            continue;
+        }
         seen.push(key);
         if out.len() >= MAX_FILES {
             return Err(LoadError::TooManyFiles);
         }
         let loaded = load_one(&p.to_string_lossy())?;
-        let nested = literal_inputs(&loaded.policy);
+        let nested = literal_inputs_marked(&loaded.policy);
         out.push(loaded);
         load_inputs(dir, nested, seen, out)?;
     }

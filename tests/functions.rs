@@ -133,7 +133,7 @@ macro_rules! family_tests {
 
 family_tests!(
     strings, lists, system, regex, data, files, readers, math, time, net, mustache, misc,
-    inventory, classes, vars, yaml, edges, module, pcre
+    inventory, classes, vars, yaml, edges, module, pcre, corners
 );
 
 #[test]

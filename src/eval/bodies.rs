@@ -199,6 +199,7 @@ impl Engine<'_> {
                     } else {
                         self.ctx.define_global(&def.ns, &c, Vec::new());
                     }
+                    self.check_abort_class(&c);
                     self.cur.classes_set.push(c);
                 }
             } else if l == cancel {

@@ -489,6 +489,23 @@ impl EvalEnv for Context {
             vec!["source=function".to_string()],
         );
     }
+    fn define_function_var(
+        &mut self,
+        ns: &str,
+        scope: &str,
+        lval: &str,
+        value: Value,
+        function: &str,
+    ) {
+        self.set_var(
+            (ns.to_string(), scope.to_string(), lval.to_string()),
+            value,
+            vec![
+                "source=function".to_string(),
+                format!("function={function}"),
+            ],
+        );
+    }
     fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]) {
         let ns = ns
             .map(str::to_string)

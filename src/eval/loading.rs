@@ -85,6 +85,8 @@ struct LoadState {
     can_prefetch: bool,
     /// Normalised path of every file in the engine, by file index.
     known: Vec<PathBuf>,
+    /// Input files that do not exist, skipped under `ignore_missing_inputs`.
+    missing: Vec<String>,
 }
 
 impl Engine<'_> {
@@ -105,9 +107,17 @@ impl Engine<'_> {
                 .iter()
                 .map(|f| normalize(Path::new(&f.path)))
                 .collect(),
+            missing: Vec::new(),
         };
         self.load_file(0, &mut st, 0);
         st.prefetch = None;
+        // the agent then hashes the policy files it was given, missing ones included
+        for m in std::mem::take(&mut st.missing) {
+            self.log(
+                LogLevel::Info,
+                &format!("Cannot open file for hashing '{m}'. (fopen: No such file or directory)"),
+            );
+        }
         if st.failed {
             return false;
         }
@@ -290,6 +300,10 @@ impl Engine<'_> {
         let index = match known {
             Some(i) if st.order.contains(&i) => return,
             Some(i) => i,
+            None if std::fs::metadata(&p).is_err() && self.ignores_missing_inputs() => {
+                st.missing.push(p.to_string_lossy().into_owned());
+                return;
+            }
             None => match self.load_new(&p.to_string_lossy(), st.prefetch.as_ref()) {
                 Some(i) => {
                     st.known.push(key);
@@ -302,6 +316,34 @@ impl Engine<'_> {
             },
         };
         self.load_file(index, st, depth + 1);
+    }
+
+    /// Whether an active `ignore_missing_inputs` of a `body common control` is true.
+    fn ignores_missing_inputs(&mut self) -> bool {
+        let bodies: Vec<_> = self
+            .bodies
+            .iter()
+            .filter(|b| b.name == "control" && b.body.body_type == "common")
+            .cloned()
+            .collect();
+        let saved = self.cur_file;
+        let mut found = false;
+        'bodies: for b in bodies {
+            self.cur_file = b.file;
+            for a in &b.body.attrs {
+                if a.constraint.lval != "ignore_missing_inputs"
+                    || self.eval_class_str(&a.guard.expr) != Ok(true)
+                {
+                    continue;
+                }
+                if let Rval::Scalar(v) = &a.constraint.rval {
+                    found = matches!(v.value.as_str(), "true" | "yes" | "on");
+                    break 'bodies;
+                }
+            }
+        }
+        self.cur_file = saved;
+        found
     }
 
     /// Parses and checks a file not loaded yet; its index, or `None` after logging the errors.

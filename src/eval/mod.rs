@@ -2,6 +2,7 @@
 //! variables, frames), the host, the output and the trace. `preeval` does cf-agent's PolicyResolve
 //! rounds, `runner` the three-pass bundle evaluation, `crate::promise` one promise type per file.
 
+pub mod abort;
 pub mod augments;
 pub mod bodies;
 pub mod context;
@@ -289,6 +290,10 @@ pub struct Engine<'h> {
     pub fatal: bool,
     /// What the checks of the whole loaded policy printed on standard error (a failed load).
     pub check_stderr: String,
+    /// A class matching `abortbundleclasses` was defined: the running bundle stops after this promise.
+    pub bundle_aborted: bool,
+    /// The `abortbundleclasses` regexes, once read (see [`abort`]).
+    pub abort_bundle_classes: Option<Vec<String>>,
     /// A limit of [`Limits`] was hit (the run goes on; its exit code becomes [`EXIT_LIMIT`]).
     pub limit_hit: bool,
     /// Bundle runs so far (see [`Limits::max_bundle_calls`]).
@@ -384,6 +389,8 @@ impl<'h> Engine<'h> {
             pending_call: None,
             fatal: false,
             check_stderr: String::new(),
+            bundle_aborted: false,
+            abort_bundle_classes: None,
             limit_hit: false,
             bundle_calls: 0,
             cur_file: 0,

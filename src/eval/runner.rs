@@ -77,6 +77,11 @@ fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
 /// Why a promise was skipped by its conditions.
 pub type Skip = &'static str;
 
+/// `$(this.promiser_pid)`: the agent's process id, defined in every promise (recorded:
+/// eval/thirdparty/promiser_pid). A simulation has no agent process; a fixed number keeps runs
+/// reproducible.
+pub const SIMULATED_AGENT_PID: &str = "4242";
+
 impl Engine<'_> {
     /// Runs bundle `bi` with `args`: frame, parameters, (BundleResolve when called by methods), three
     /// passes, then the frame and parameters are removed. Returns the aggregated outcome.
@@ -189,10 +194,11 @@ impl Engine<'_> {
             self.pass = pass;
             self.stage = "pass";
             self.run_pass(&def);
-            if self.fatal {
+            if self.fatal || self.bundle_aborted {
                 break;
             }
         }
+        self.bundle_aborted = false;
         // the legacy package schedule runs when the bundle's passes are over
         crate::promise::packages::legacy::execute(self);
         let counts = self.counts.pop().unwrap_or_default();
@@ -254,7 +260,7 @@ impl Engine<'_> {
                 for p in &s.promises {
                     self.agent_pass = self.pass;
                     self.eval_promise(def, &t, p);
-                    if self.fatal {
+                    if self.fatal || self.bundle_aborted {
                         return;
                     }
                 }
@@ -371,6 +377,7 @@ impl Engine<'_> {
             self.fn_memo = Some(body_memo.clone());
             let promiser = self.expand(&p.promiser.value);
             self.ctx.put_this("promiser", &promiser.text);
+            self.ctx.put_this("promiser_pid", SIMULATED_AGENT_PID);
             self.begin_event(def, t, p, &promiser.text, true);
             if promiser.dropped {
                 self.end_event(Some("unresolved"), None);

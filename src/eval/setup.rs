@@ -176,6 +176,9 @@ impl Engine<'_> {
                     other => other.clone(),
                 };
                 if let RvalResult::Value { value, .. } = self.eval_rval(&rv) {
+                    if scope == "control_common" && a.constraint.lval == "domain" {
+                        self.apply_domain(&value);
+                    }
                     self.ctx.set_var(
                         ("default".into(), scope.clone(), a.constraint.lval.clone()),
                         value,
@@ -184,5 +187,23 @@ impl Engine<'_> {
                 }
             }
         }
+    }
+
+    /// `domain =>` of `body common control`: the agent's `sys.domain` becomes it and the canonified
+    /// domain is a hard class (recorded: eval/thirdparty/common_control_domain). `sys.fqhost` is not
+    /// changed: the agent's value is the host name padded with the bytes of its buffer.
+    fn apply_domain(&mut self, value: &crate::value::Value) {
+        let Some(d) = value.as_scalar().filter(|d| !d.is_empty()) else {
+            return;
+        };
+        let d = d.to_string();
+        self.ctx.set_var(
+            ("default".into(), "sys".into(), "domain".into()),
+            crate::value::Value::str(d.clone()),
+            vec!["source=agent".into()],
+        );
+        self.ctx
+            .hard
+            .insert(crate::expr::canonify(&d), "source=agent".into());
     }
 }

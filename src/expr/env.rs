@@ -143,6 +143,19 @@ pub trait EvalEnv: VarLookup {
         found
     }
     fn define_var(&mut self, ns: &str, scope: &str, lval: &str, value: Value);
+    /// [`Self::define_var`] for a variable a function creates: the agent tags it
+    /// `source=function,function=NAME` (NAME the agent's internal name, e.g. `buildlinearray` for the
+    /// `read*array`/`parse*array` family).
+    fn define_function_var(
+        &mut self,
+        ns: &str,
+        scope: &str,
+        lval: &str,
+        value: Value,
+        _function: &str,
+    ) {
+        self.define_var(ns, scope, lval, value);
+    }
     /// Defines a class (`read_module_protocol`); `ns` `None` = the current namespace.
     fn define_class(&mut self, ns: Option<&str>, name: &str, tags: &[String]);
     /// Undefines a class (`-name` in module protocol lines).

@@ -75,7 +75,15 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
             }
             let t = s.trim_start();
             if t.starts_with('[') || t.starts_with('{') {
-                return super::json::parse(s).ok().map(Value::Data);
+                // bare words are variable names (recorded: functions/corners, `mergedata('[ d1 ]')`)
+                let mut lookup = |name: &str| {
+                    lookup_name(&*ctx.env, name)
+                        .or_else(|| classic_array(ctx, name))
+                        .map(|v| v.to_json())
+                };
+                return super::json::parse_with(s, &mut lookup)
+                    .ok()
+                    .map(Value::Data);
             }
             None
         }

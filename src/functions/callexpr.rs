@@ -278,9 +278,14 @@ pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) ->
             return map_with_call(ctx, call, pattern, cache);
         }
     }
+    // 3-argument ifelse keeps a nested call that failed as an argument (the agent's FnCallEvaluate
+    // leaves it unevaluated and ifelse does not check its arguments): only the branch it picks matters
+    // (recorded: eval/thirdparty/ifelse_filestat_missing)
+    let lazy_ifelse = call.name == "ifelse" && call.args.len() == 3;
+    let mut failed_branches = Vec::new();
     let mut args = Vec::with_capacity(call.args.len());
     let mut unresolved = false;
-    for a in &call.args {
+    for (i, a) in call.args.iter().enumerate() {
         match a {
             CallArg::Str(s) => {
                 let (arg, u) = eval_str_arg(ctx, s);
@@ -292,8 +297,26 @@ pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) ->
                     value: v,
                     naked: None,
                 }),
+                EvalOutcome::Failed if lazy_ifelse && i > 0 => {
+                    failed_branches.push(i);
+                    args.push(FnArg::str(String::new()));
+                }
                 other => return other,
             },
+        }
+    }
+    if !failed_branches.is_empty() {
+        let cond = args
+            .first()
+            .map(|a| a.text().to_string())
+            .unwrap_or_default();
+        let chosen = if super::classes::class_arg(ctx, &cond) {
+            1
+        } else {
+            2
+        };
+        if failed_branches.contains(&chosen) {
+            return EvalOutcome::Failed;
         }
     }
     call_evaluated(ctx, &call.name, &args, unresolved, cache)

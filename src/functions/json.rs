@@ -32,7 +32,24 @@ pub fn parse(text: &str) -> Result<Json, JsonError> {
 /// [`parse`], also giving the byte offset of the value's last character (where the agent's parser
 /// stops: `Non-container from parsing JSON expression` quotes the text from there).
 pub fn parse_end(text: &str) -> Result<(Json, usize), JsonError> {
-    let mut p = P { s: text, i: 0 };
+    parse_end_with(text, None)
+}
+
+/// A bare word inside inline JSON names a variable (`JsonParseWithLookup`): its value, if any.
+pub type Lookup<'l> = &'l mut dyn FnMut(&str) -> Option<Json>;
+
+/// [`parse`] where a bare word inside a container is a variable reference resolved by `lookup`
+/// (`mergedata('[ d1, d2 ]')`, `'{ "k": d }'`); an unknown name is a parse error.
+pub fn parse_with(text: &str, lookup: Lookup<'_>) -> Result<Json, JsonError> {
+    parse_end_with(text, Some(lookup)).map(|(j, _)| j)
+}
+
+fn parse_end_with(text: &str, lookup: Option<Lookup<'_>>) -> Result<(Json, usize), JsonError> {
+    let mut p = P {
+        s: text,
+        i: 0,
+        lookup,
+    };
     p.ws();
     if p.i >= p.s.len() {
         return Err(p.err("No data"));
@@ -46,12 +63,13 @@ fn delimiter(c: u8) -> bool {
     c.is_ascii_whitespace() || matches!(c, b',' | b']' | b'}' | b':')
 }
 
-struct P<'a> {
+struct P<'a, 'l> {
     s: &'a str,
     i: usize,
+    lookup: Option<Lookup<'l>>,
 }
 
-impl P<'_> {
+impl P<'_, '_> {
     fn err(&self, m: &str) -> JsonError {
         JsonError {
             message: m.to_string(),
@@ -208,6 +226,9 @@ impl P<'_> {
         }
         let tok = self.s.get(start..self.i).unwrap_or("");
         if let Some((_, v)) = LITERALS.into_iter().find(|(l, _)| *l == tok) {
+            return Ok(v);
+        }
+        if let Some(v) = self.lookup.as_mut().and_then(|f| f(tok)) {
             return Ok(v);
         }
         self.i = self.i.saturating_sub(1).max(start);

@@ -295,20 +295,18 @@ fn reglist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::context(items.iter().any(|i| full_match(&re, i))))
 }
 
+/// The items of list `a` as numbers, read the way the agent's sum/product/mean/variance read them:
+/// C `strtod` on each item (`2x` is 2, a text without a leading number is 0), without a message
+/// (recorded: policies/functions/corners).
 fn numbers(ctx: &mut CallCtx<'_>, name: &str, a: &FnArg) -> Result<Vec<f64>, FnFail> {
     let items = list(ctx, name, a)?;
-    let mut out = Vec::with_capacity(items.len());
-    for i in items {
-        match parse_real(&i) {
-            Some(f) => out.push(f),
-            None => {
-                return Err(ctx.fail(format!(
-                    "Function {name}, item '{i}' in list is not a number"
-                )))
-            }
-        }
-    }
-    Ok(out)
+    Ok(items
+        .iter()
+        .map(|i| match parse_real(i) {
+            Some(f) => f,
+            None => crate::syntax::check::numbers::strtod(i.trim_start()).map_or(0.0, |(f, _)| f),
+        })
+        .collect())
 }
 
 fn sum(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -427,7 +425,16 @@ fn maparray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     slist(
         map_pairs(&v)
             .iter()
-            .map(|(k, x)| substitute_this(pat, &[("this.k", k), ("this.v", x)]))
+            .map(|(k, x)| {
+                let s = substitute_this(pat, &[("this.k", k), ("this.v", x)]);
+                // references around this.k/this.v (`$(static[$(this.v)])`) are expanded once they
+                // are complete; unknown ones stay as written (recorded: functions/corners)
+                if s.contains("$(") || s.contains("${") {
+                    crate::expr::expand::expand_scalar(&s, &*ctx.env).text
+                } else {
+                    s
+                }
+            })
             .collect(),
     )
 }

@@ -285,14 +285,15 @@ fn render<'a>(
                     Some(Json::Array(a)) => !a.is_empty(),
                     _ => true,
                 };
+                // a scalar fails an inverted section too (recorded: functions/corners)
+                if matches!(v, Some(Json::String(_) | Json::Number(_))) {
+                    return Err(TemplateError::NotContainer(name.clone()));
+                }
                 if *inverted {
                     if !truthy {
                         render(body, stack, top, out, steps)?;
                     }
                     continue;
-                }
-                if matches!(v, Some(Json::String(_) | Json::Number(_))) {
-                    return Err(TemplateError::NotContainer(name.clone()));
                 }
                 let Some(v) = v.filter(|_| truthy) else {
                     continue;

@@ -328,7 +328,8 @@ fn define_array(
                 return Err(ctx.fail("Fatal CFEngine error: Could not convert token to real"));
             }
             let lval = format!("{}[{key}][{j}]", r.lval());
-            ctx.env.define_var(&ns, &scope, &lval, Value::str(f));
+            ctx.env
+                .define_function_var(&ns, &scope, &lval, Value::str(f), "buildlinearray");
         }
     }
     Ok(Value::int(n as i64))
@@ -450,7 +451,8 @@ fn getfields(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         if count == 0 {
             for (i, f) in l.split(sep).enumerate() {
                 let lval = format!("{}[{}]", r.lval(), i + 1);
-                ctx.env.define_var(&ns, &scope, &lval, Value::str(f));
+                ctx.env
+                    .define_function_var(&ns, &scope, &lval, Value::str(f), "getfields");
             }
         }
         count += 1;

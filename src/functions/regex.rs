@@ -141,7 +141,8 @@ fn regextract(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let (ns, scope) = arr.resolve_scope(&*ctx.env);
     for (key, val) in agent_groups(re.plain(), &caps) {
         let lval = format!("{}[{key}]", arr.lval());
-        ctx.env.define_var(&ns, &scope, &lval, Value::str(val));
+        ctx.env
+            .define_function_var(&ns, &scope, &lval, Value::str(val), "regextract");
     }
     Ok(Value::context(true))
 }

@@ -110,7 +110,9 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
                 });
             }
         });
-    out.sort_by_cached_key(VarInfo::qualified);
+    // the agent walks its variable table and prepends each match: the table order reversed (recorded:
+    // eval/thirdparty/matching_order)
+    out.reverse();
     Ok(out)
 }
 

@@ -176,6 +176,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         } else {
             e.ctx.define_local(&c, tags.clone());
         }
+        e.check_abort_class(&c);
         e.cur.classes_set.push(c);
     }
     e.end_event(None, Some(Outcome::Kept));

@@ -44,7 +44,7 @@ fn to_typed(ty: &str, v: Value) -> Option<Value> {
         }
         ("data", Value::Data(d)) => Value::Data(d),
         ("data", Value::Scalar(_, s)) => {
-            let mut d = serde_json::from_str(&s).ok()?;
+            let mut d = crate::functions::json::parse(&s).ok()?;
             crate::functions::json::store_numbers(&mut d);
             Value::Data(d)
         }
@@ -78,8 +78,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         Some((s, l)) if !s.contains('[') => (s, l),
         _ => (def.name.as_str(), promiser),
     };
-    if scope != def.name || !legal_identifier(lval) {
-        if scope != def.name {
+    // a scope naming another existing bundle is an injection; any other scope is a plain variable
+    // scope of its own (recorded: eval/thirdparty/vars_into_missing_bundle)
+    let remote = scope != def.name && e.find_bundle(&def.ns, scope).is_some();
+    if remote || !legal_identifier(lval) {
+        if remote {
             e.log(
                 LogLevel::Error,
                 "Remote bundle variable injection detected!",

@@ -40,7 +40,7 @@
 //! types; `access` rules); [`duplicate_definitions`] of bodies; per body [`control_body_args`]; finally
 //! [`duplicate_handles`].
 
-mod numbers;
+pub(crate) mod numbers;
 mod post_parse;
 mod strings;
 mod types;

@@ -122,9 +122,11 @@ impl Lowerer<'_> {
                         var_guard = Some(promiser);
                         continue;
                     }
+                    let mut vg = var_guard.clone();
+                    let constraints = merge_constraints(&mut vg, constraints);
                     promises.push(Promise {
                         guard: guard.clone(),
-                        var_guard: var_guard.clone(),
+                        var_guard: vg,
                         promiser,
                         promisee,
                         constraints,
@@ -149,7 +151,7 @@ impl Lowerer<'_> {
     /// `linux.!foo::` → `linux.!foo`; two names separated only by blanks is an error.
     fn lower_guard(&mut self, pair: &Pair<'_, Rule>) -> Guard {
         let span = self.span(pair);
-        let raw = pair.as_str().trim_end_matches("::");
+        let raw = pair.as_str().strip_suffix("::").unwrap_or(pair.as_str());
         let mut prev_name_end = false;
         let mut gap = false;
         for c in raw.chars() {
@@ -389,7 +391,8 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
                 };
             }
             // cf-promises' JSON parser keeps `\uXXXX` escapes as literal text.
-            match serde_json::from_str::<serde_json::Value>(&keep_unicode_escapes(&s.value)) {
+            // (the agent's dialect: trailing commas accepted, text after the value ignored)
+            match crate::functions::json::parse(&s.value) {
                 Ok(mut v) if v.is_object() || v.is_array() => {
                     crate::functions::json::store_numbers(&mut v);
                     Rval::Data(v, s.span)
@@ -401,23 +404,31 @@ fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
     }
 }
 
-/// Double the backslash of every `\uXXXX` escape so that JSON parsing keeps it as literal text, as
-/// cf-promises' JSON parser does; other escapes are left alone.
-fn keep_unicode_escapes(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("\\u") {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c == '\\' {
-            match chars.next() {
-                Some('u') => out.push_str("\\u"),
-                Some(other) => out.push(other),
-                None => {}
+/// A promise's constraints as cf-promises' parser appends them (`PromiseAppendConstraint`): an attribute
+/// given again replaces the earlier one in its place (the last value wins), except that two string
+/// `if` (or `ifvarclass`) values are combined as `(first).(second)`; a quoted class guard (`"expr"::`)
+/// is the first `ifvarclass` of each promise under it, so it combines with the promise's own.
+fn merge_constraints(var_guard: &mut Option<Scalar>, raw: Vec<Constraint>) -> Vec<Constraint> {
+    let mut out: Vec<Constraint> = Vec::with_capacity(raw.len());
+    for mut c in raw {
+        let and_ed = c.lval == "if" || c.lval == "ifvarclass";
+        if c.lval == "ifvarclass" {
+            if let (Some(vg), Rval::Scalar(new)) = (var_guard.as_ref(), &mut c.rval) {
+                new.value = format!("({}).({})", vg.value, new.value);
+                *var_guard = None;
             }
         }
+        match out.iter_mut().find(|o| o.lval == c.lval) {
+            Some(old) => {
+                if and_ed {
+                    if let (Rval::Scalar(o), Rval::Scalar(n)) = (&old.rval, &mut c.rval) {
+                        n.value = format!("({}).({})", o.value, n.value);
+                    }
+                }
+                *old = c;
+            }
+            None => out.push(c),
+        }
     }
-    std::borrow::Cow::Owned(out)
+    out
 }

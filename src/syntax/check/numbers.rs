@@ -164,7 +164,7 @@ fn scan_double(s: &str) -> Option<(f64, &str)> {
 }
 
 /// `strtod` on a text `scan_double` accepted: decimal or hexadecimal, trailing partial exponent ignored.
-fn strtod(text: &str) -> Option<(f64, usize)> {
+pub(crate) fn strtod(text: &str) -> Option<(f64, usize)> {
     let (sign, unsigned) = match text.as_bytes().first() {
         Some(b'-') => (-1.0, text.get(1..)?),
         Some(b'+') => (1.0, text.get(1..)?),
