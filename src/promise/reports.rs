@@ -87,7 +87,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
 }
 
 /// `printfile => body`: the first `number_of_lines` lines of `file_to_print` (read from the host), each
-/// as an `R:` line.
+/// as an `R:` line; a negative count prints the last lines, 0 none (recorded:
+/// policies/eval/thirdparty/printfile_negative).
 fn print_file(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) {
     use crate::expr::host::HostEnv;
     if Engine::constraint(p, "printfile").is_none() {
@@ -95,7 +96,7 @@ fn print_file(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) {
     }
     let attrs = e.body_attrs(def, p, "printfile", "printfile");
     let mut file = None;
-    let mut n = 5usize;
+    let mut n = 5i64;
     for (l, rv) in &attrs {
         match l.as_str() {
             "file_to_print" => file = e.scalar_of(rv),
@@ -114,7 +115,14 @@ fn print_file(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) {
     match e.host.read_file(&file) {
         Some(bytes) => {
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            for line in text.lines().take(n) {
+            let lines: Vec<&str> = text.lines().collect();
+            let count = usize::try_from(n.unsigned_abs()).unwrap_or(usize::MAX);
+            let shown = if n >= 0 {
+                lines.get(..count.min(lines.len())).unwrap_or_default()
+            } else {
+                lines.get(lines.len().saturating_sub(count)..).unwrap_or_default()
+            };
+            for line in shown {
                 e.out.raw(format!("R: {line}"));
             }
         }
