@@ -120,7 +120,9 @@ fn print_file(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) {
             let shown = if n >= 0 {
                 lines.get(..count.min(lines.len())).unwrap_or_default()
             } else {
-                lines.get(lines.len().saturating_sub(count)..).unwrap_or_default()
+                lines
+                    .get(lines.len().saturating_sub(count)..)
+                    .unwrap_or_default()
             };
             for line in shown {
                 e.out.raw(format!("R: {line}"));
