@@ -69,11 +69,7 @@ impl Engine<'_> {
     /// `cf-promises -c`'s verification of the evaluated bundlesequence (skipped when `body common control`
     /// says `ignore_missing_bundles`); false, fatal, after logging the missing names.
     pub fn verify_bundlesequence(&mut self) -> bool {
-        if matches!(
-            self.common_control_scalar("ignore_missing_bundles")
-                .as_deref(),
-            Some("true" | "yes" | "on")
-        ) {
+        if self.ignore_missing_bundles() {
             return true;
         }
         let names: Vec<String> = self
@@ -125,13 +121,14 @@ impl Engine<'_> {
         found
     }
 
-    /// [`Engine::common_control_rval`] expanded; `None` when unset or not a scalar.
-    fn common_control_scalar(&mut self, lval: &str) -> Option<String> {
-        let rv = self.common_control_rval(lval)?;
-        match self.eval_rval(&rv) {
-            RvalResult::Value { value, .. } => value.as_scalar().map(str::to_string),
-            _ => None,
-        }
+    /// `ignore_missing_bundles` of `body common control` (`control_common.ignore_missing_bundles`) is
+    /// `true`, `yes` or `on` (recorded: policies/parse/runnable/ignore_missing_bundles_*).
+    pub fn ignore_missing_bundles(&self) -> bool {
+        use crate::eval::context::VarKeyRef;
+        matches!(
+            self.ctx.vars.get(&VarKeyRef("default", "control_common", "ignore_missing_bundles")),
+            Some(v) if matches!(v.value.as_scalar(), Some("true" | "yes" | "on"))
+        )
     }
 
     /// Runs the sequence; returns false after a fatal error (already logged).

@@ -166,14 +166,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             LogLevel::Error,
             &format!("A method attempted to use a bundle '{name}' that was apparently not defined"),
         );
-        let ignore = matches!(
-            e.ctx.vars.get(&(
-                "default".to_string(),
-                "control_common".to_string(),
-                "ignore_missing_bundles".to_string()
-            )),
-            Some(v) if matches!(v.value.as_scalar(), Some("true" | "yes" | "on"))
-        );
+        let ignore = e.ignore_missing_bundles();
         if ignore {
             // the error is the promise's not-kept outcome: audited, classes body applied (recorded)
             e.record_outcome(def, p, Outcome::Failed);

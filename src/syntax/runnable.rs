@@ -5,7 +5,7 @@
 //! and `-c`'s verification of the evaluated bundlesequence. Rules recorded in `policies/parse/runnable/`.
 //! Unlike the checks of one file, none of these prints the "syntax errors" summary.
 
-use super::ast::{Body, Bundle, Rval};
+use super::ast::{Body, Bundle, Promise, Rval, Section};
 use super::tables::{self, DataType, PromiseTypeLookup};
 use super::validate::{constraint_end, usebundle_arity};
 use crate::source::SourceFile;
@@ -71,23 +71,33 @@ pub fn check(m: &Merged<'_>, mode: Mode, require_comments: bool) -> Vec<Error> {
     out
 }
 
+/// Every promise of the merged policy, in merge order: (file index, its source, bundle, section, promise).
+fn promises<'a>(
+    m: &'a Merged<'a>,
+) -> impl Iterator<Item = (usize, &'a SourceFile, &'a Bundle, &'a Section, &'a Promise)> {
+    m.bundles.iter().flat_map(move |&(b, i)| {
+        let f = m.files.get(i);
+        b.sections.iter().flat_map(move |s| {
+            s.promises
+                .iter()
+                .filter_map(move |p| f.map(|f| (i, &**f, b, s, p)))
+        })
+    })
+}
+
 fn arity_errors(m: &Merged<'_>) -> Vec<Error> {
     let all: Vec<&Bundle> = m.bundles.iter().map(|(b, _)| *b).collect();
     let mut out = Vec::new();
-    for &(b, i) in &m.bundles {
-        let Some(f) = m.files.get(i) else { continue };
-        {
-            for s in b.sections.iter().filter(|s| s.promise_type == "methods") {
-                for pr in &s.promises {
-                    for c in &pr.constraints {
-                        if let Some(message) = usebundle_arity(c, &all) {
-                            out.push(Error {
-                                at: Some((i, constraint_end(c, f))),
-                                message,
-                            });
-                        }
-                    }
-                }
+    for (i, f, _, s, p) in promises(m) {
+        if s.promise_type != "methods" {
+            continue;
+        }
+        for c in &p.constraints {
+            if let Some(message) = usebundle_arity(c, &all) {
+                out.push(Error {
+                    at: Some((i, constraint_end(c, f))),
+                    message,
+                });
             }
         }
     }
@@ -101,27 +111,18 @@ pub fn comments_required(value: Option<&Rval>) -> bool {
 }
 
 fn uncommented(m: &Merged<'_>) -> Vec<Error> {
-    let mut out = Vec::new();
-    {
-        for (b, _) in &m.bundles {
-            for s in &b.sections {
-                for pr in &s.promises {
-                    if !pr.constraints.iter().any(|c| c.lval == "comment") {
-                        out.push(Error {
-                            at: None,
-                            message: "Promise is missing a comment attribute, and comments are required by policy"
-                                .into(),
-                        });
-                    }
-                }
-            }
-        }
-    }
-    out
+    promises(m)
+        .filter(|(.., p)| !p.constraints.iter().any(|c| c.lval == "comment"))
+        .map(|_| Error {
+            at: None,
+            message: "Promise is missing a comment attribute, and comments are required by policy"
+                .into(),
+        })
+        .collect()
 }
 
-/// Body-typed attributes of built-in promise types naming no body of that type: an unqualified name may
-/// be in any namespace, `ns:name` only in `ns`.
+/// Body-typed attributes of built-in promise types (not of custom ones, recorded) naming no body of that
+/// type: an unqualified name may be in any namespace, `ns:name` only in `ns`.
 fn undefined_bodies(m: &Merged<'_>) -> Vec<Error> {
     let defined = |ty: &str, ns: Option<&str>, name: &str| {
         m.bodies.iter().any(|b| {
@@ -131,41 +132,29 @@ fn undefined_bodies(m: &Merged<'_>) -> Vec<Error> {
         })
     };
     let mut out = Vec::new();
-    for &(b, i) in &m.bundles {
-        let Some(f) = m.files.get(i) else { continue };
-        {
-            for s in &b.sections {
-                let PromiseTypeLookup::BuiltIn(spec) =
-                    tables::lookup_promise_type(&b.bundle_type, &s.promise_type)
-                else {
-                    continue;
-                };
-                for pr in &s.promises {
-                    for c in &pr.constraints {
-                        let is_body = spec
-                            .attrs
-                            .iter()
-                            .any(|a| a.name == c.lval && a.ty == DataType::Body);
-                        let full = match &c.rval {
-                            Rval::Scalar(s) => s.value.as_str(),
-                            Rval::Call(call) => call.name.as_str(),
-                            _ => continue,
-                        };
-                        if !is_body {
-                            continue;
-                        }
-                        let (ns, symbol) = match full.split_once(':') {
-                            Some((ns, sym)) => (Some(ns), sym),
-                            None => (None, full),
-                        };
-                        if !defined(&c.lval, ns, symbol) {
-                            out.push(Error {
-                                at: Some((i, constraint_end(c, f))),
-                                message: format!("Undefined body {symbol} with type {}", c.lval),
-                            });
-                        }
-                    }
-                }
+    for (i, f, b, s, p) in promises(m) {
+        let PromiseTypeLookup::BuiltIn(_) =
+            tables::lookup_promise_type(&b.bundle_type, &s.promise_type)
+        else {
+            continue;
+        };
+        for c in &p.constraints {
+            let is_body = tables::promise_attr(&b.bundle_type, &s.promise_type, &c.lval)
+                .is_some_and(|a| a.ty == DataType::Body);
+            let full = match &c.rval {
+                Rval::Scalar(s) if is_body => s.value.as_str(),
+                Rval::Call(call) if is_body => call.name.as_str(),
+                _ => continue,
+            };
+            let (ns, symbol) = match full.split_once(':') {
+                Some((ns, sym)) => (Some(ns), sym),
+                None => (None, full),
+            };
+            if !defined(&c.lval, ns, symbol) {
+                out.push(Error {
+                    at: Some((i, constraint_end(c, f))),
+                    message: format!("Undefined body {symbol} with type {}", c.lval),
+                });
             }
         }
     }
