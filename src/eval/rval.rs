@@ -59,17 +59,7 @@ pub fn rval_strings<'a>(rv: &'a Rval, out: &mut Vec<&'a str>) {
     }
 }
 
-/// Functions the agent does not call in `--simulate` mode (they may change the machine).
-pub const UNSAFE_FUNCTIONS: &[&str] = &[
-    "execresult",
-    "execresult_as_data",
-    "returnszero",
-    "usemodule",
-    "selectservers",
-    "remotescalar",
-    "remoteclassesmatching",
-    "hubknowledge",
-];
+pub use crate::functions::UNSAFE_FUNCTIONS;
 
 impl Engine<'_> {
     /// Calls a function expression. Inside a promise binding (see [`super::expansion::FnMemo`]) a call evaluated before
@@ -120,16 +110,32 @@ impl Engine<'_> {
         let (outcome, log) = {
             let mut cx = CallCtx::new(&mut self.ctx, &self.host);
             cx.agent = self.agent_component;
+            cx.simulate = self.opts.simulate.is_some();
             let o = eval_call(&mut cx, &expr, &mut self.cache);
             self.limit_hit |= cx.limit_hit;
             (o, cx.log)
         };
         for l in log {
+            // a command's output goes to the terminal as it is, when the command runs (the agent
+            // caches the call: once per run)
+            let shown = match l.level {
+                Level::Output => Some(true),
+                Level::OutputInform => Some(self.out.shows(LogLevel::Info)),
+                _ => None,
+            };
+            if let Some(shown) = shown {
+                if shown && self.agent_component {
+                    for line in l.message.lines() {
+                        self.out.raw(line.to_string());
+                    }
+                }
+                continue;
+            }
             let lvl = match l.level {
                 Level::Error => LogLevel::Error,
                 Level::Warning => LogLevel::Warning,
                 Level::Info => LogLevel::Info,
-                Level::Verbose => LogLevel::Verbose,
+                Level::Verbose | Level::Output | Level::OutputInform => LogLevel::Verbose,
             };
             lines.push((lvl, l.message));
         }

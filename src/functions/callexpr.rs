@@ -273,6 +273,15 @@ pub fn call_evaluated(
 
 /// Evaluates arguments and calls (through `cache` when given).
 pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) -> EvalOutcome {
+    // a nested unsafe call in simulate mode is refused as a top-level one is (recorded:
+    // services/*/diff.out, `string_split(execresult(…))` of the stdlib's systemd_services)
+    if ctx.simulate && super::UNSAFE_FUNCTIONS.contains(&call.name.as_str()) {
+        ctx.warning(format!(
+            "Not calling unsafe function '{}' in simulate mode",
+            call.name
+        ));
+        return EvalOutcome::Failed;
+    }
     if matches!(call.name.as_str(), "maplist" | "maparray") && call.args.len() == 2 {
         if let Some(CallArg::Call(pattern)) = call.args.first() {
             return map_with_call(ctx, call, pattern, cache);

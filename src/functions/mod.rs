@@ -45,6 +45,11 @@ pub enum Level {
     Warning,
     Info,
     Verbose,
+    /// A command's own output, passed through to the agent's terminal as it is (`returnszero` with a
+    /// shell).
+    Output,
+    /// Same, shown only with `-I`/`-v` (`returnszero` with `noshell`).
+    OutputInform,
 }
 
 /// One message a function emitted (printed by the agent as `   error: <message>`).
@@ -94,7 +99,21 @@ pub struct CallCtx<'a> {
     /// A function stopped at one of cfsim's limits (its result is incomplete): the run's exit code
     /// becomes `EXIT_LIMIT`.
     pub limit_hit: bool,
+    /// The agent runs with `--simulate`: calls of [`UNSAFE_FUNCTIONS`], nested ones too, are not made.
+    pub simulate: bool,
 }
+
+/// Functions the agent does not call in `--simulate` mode (they may change the machine).
+pub const UNSAFE_FUNCTIONS: &[&str] = &[
+    "execresult",
+    "execresult_as_data",
+    "returnszero",
+    "usemodule",
+    "selectservers",
+    "remotescalar",
+    "remoteclassesmatching",
+    "hubknowledge",
+];
 
 impl<'a> CallCtx<'a> {
     /// A context with an empty log.
@@ -105,6 +124,7 @@ impl<'a> CallCtx<'a> {
             log: Vec::new(),
             agent: true,
             limit_hit: false,
+            simulate: false,
         }
     }
 

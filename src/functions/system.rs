@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value as Json};
 
-use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult, Level, LogLine};
 use crate::expr::host::{Capture, CommandOutput, ShellMode};
 use crate::value::{parse_int, Value};
 
@@ -217,6 +217,19 @@ fn returnszero(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         return Ok(Value::context(false));
     }
     let out = run(ctx, "returnszero", a, Capture::Both)?;
+    // the command's output reaches the agent's terminal: with a shell always, without one under
+    // -I/-v only (recorded: services/chkconfig-unregistered, I.out)
+    if !out.output.is_empty() {
+        let level = if shell_mode(a.get(1).map_or("noshell", FnArg::text)) == ShellMode::NoShell {
+            Level::OutputInform
+        } else {
+            Level::Output
+        };
+        ctx.log.push(LogLine {
+            level,
+            message: out.output.clone(),
+        });
+    }
     Ok(Value::context(out.status == 0))
 }
 
