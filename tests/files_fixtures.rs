@@ -29,6 +29,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("diff", 173),
     ("manifest", 174),
     ("manifest-full", 174),
+    ("verbose", 0),
 ];
 
 /// The recorder's normalisation (`tests/oracle/record-files.sh --normalise`): the simulate chroot's
@@ -261,6 +262,17 @@ fn run_case(case: &Path, tmp: &Path, i: usize, root_user: bool) -> CaseResult {
         let (out, _) = run(case, &name, &r, flags, root_user);
         check(mode, normalise(&out));
     }
+    // -v, reduced to the evaluation trace as the recorder reduced the agent's
+    let r = setup(case, &name, tmp, i);
+    let (out, _) = run(case, &name, &r, &["-v"], root_user);
+    check(
+        "verbose",
+        corpus::eval_filter(
+            "verbose",
+            &case.display().to_string(),
+            normalise(&out).as_bytes(),
+        ),
+    );
     let _ = std::fs::remove_dir_all(tmp.join(format!("r{i}")));
     CaseResult {
         name,

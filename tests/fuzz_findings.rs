@@ -131,3 +131,17 @@ fn a_doubling_bundle_argument_stops_at_the_value_limit() {
         &out[..out.len().min(600)]
     );
 }
+
+#[test]
+fn datastate_holding_earlier_states_stops_at_the_list_limit() {
+    let (code, out) = agent_limited("./datastate_doubling.cf", &["--max-list-length", "100000"]);
+    assert_eq!(code, Some(3), "{}", &out[out.len().saturating_sub(400)..]);
+    assert!(
+        out.contains(
+            "error: cfsim: datastate() would hold more than 100000 values (--max-list-length)"
+        ),
+        "{}",
+        &out[..out.len().min(600)]
+    );
+    assert!(out.contains("R: done"), "{out}");
+}

@@ -111,6 +111,7 @@ impl Engine<'_> {
             let mut cx = CallCtx::new(&mut self.ctx, &self.host);
             cx.agent = self.agent_component;
             cx.simulate = self.opts.simulate.is_some();
+            cx.max_values = self.opts.limits.max_list_length;
             let o = eval_call(&mut cx, &expr, &mut self.cache);
             self.limit_hit |= cx.limit_hit;
             (o, cx.log)

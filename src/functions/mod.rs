@@ -101,6 +101,9 @@ pub struct CallCtx<'a> {
     pub limit_hit: bool,
     /// The agent runs with `--simulate`: calls of [`UNSAFE_FUNCTIONS`], nested ones too, are not made.
     pub simulate: bool,
+    /// The run's `--max-list-length`: functions that copy whole tables (`datastate()`) refuse a result
+    /// holding more values, before building it.
+    pub max_values: usize,
 }
 
 /// Functions the agent does not call in `--simulate` mode (they may change the machine).
@@ -125,6 +128,7 @@ impl<'a> CallCtx<'a> {
             agent: true,
             limit_hit: false,
             simulate: false,
+            max_values: usize::MAX,
         }
     }
 

@@ -414,7 +414,10 @@ fn string_mustache(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let template = a.first().map_or("", FnArg::text).to_string();
     let data = match a.get(1) {
         Some(x) => collect_or_fail(ctx, "string_mustache", x)?.to_json(),
-        None => datastate_json(ctx),
+        None => match datastate_json(ctx) {
+            Some(j) => j,
+            None => return Err(super::vars::too_many_values(ctx, "string_mustache")),
+        },
     };
     match render_template(&template, &data) {
         Ok(s) => Ok(Value::str(s)),

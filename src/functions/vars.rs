@@ -179,35 +179,91 @@ fn bundlestate(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn datastate(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
-    Ok(Value::Data(datastate_json(ctx)))
+    match datastate_json(ctx) {
+        Some(j) => Ok(Value::Data(j)),
+        None => Err(too_many_values(ctx, "datastate")),
+    }
 }
 
 /// `{"classes": {name: true}, "vars": {bundle: {var: value}}}` as `datastate()` builds it; bundles in
-/// other namespaces are keyed `ns:bundle`.
-pub fn datastate_json(ctx: &CallCtx<'_>) -> Json {
+/// other namespaces are keyed `ns:bundle`. `None` when it would hold more than `ctx.max_values`
+/// values (counted before anything is copied: a state holding earlier states doubles at every step).
+pub fn datastate_json(ctx: &CallCtx<'_>) -> Option<Json> {
+    let budget = ctx.max_values;
+    let mut total = 0usize;
     let mut classes = Map::new();
-    for c in ctx.env.classes() {
-        classes.insert(c.qualified(), Json::Bool(true));
-    }
-    let mut vars: Map<String, Json> = Map::new();
-    for v in ctx.env.variables() {
-        if v.lval.contains('[') {
-            continue;
+    ctx.env.visit_classes(&mut |ns, name, _| {
+        total += 1;
+        if total <= budget {
+            let q = if ns == "default" {
+                name.to_string()
+            } else {
+                format!("{ns}:{name}")
+            };
+            classes.insert(q, Json::Bool(true));
         }
-        let key = if v.ns == "default" {
-            v.scope.clone()
+    });
+    let mut vars: Map<String, Json> = Map::new();
+    ctx.env.visit_variables(&mut |ns, scope, lval, value, _| {
+        if lval.contains('[') || total > budget {
+            return;
+        }
+        total = total.saturating_add(value_count(value, budget - total + 1));
+        if total > budget {
+            return;
+        }
+        let key = if ns == "default" {
+            scope.to_string()
         } else {
-            format!("{}:{}", v.ns, v.scope)
+            format!("{ns}:{scope}")
         };
         let entry = vars.entry(key).or_insert_with(|| Json::Object(Map::new()));
         if let Json::Object(m) = entry {
-            m.insert(v.lval.clone(), v.value.to_json());
+            m.insert(lval.to_string(), value.to_json());
         }
+    });
+    if total > budget {
+        return None;
     }
     let mut top = Map::new();
     top.insert("classes".into(), Json::Object(classes));
     top.insert("vars".into(), Json::Object(vars));
-    Json::Object(top)
+    Some(Json::Object(top))
+}
+
+/// How many values `v` holds (a scalar 1, a list its length, a container its nodes), counting no
+/// further than `stop`.
+fn value_count(v: &Value, stop: usize) -> usize {
+    match v {
+        Value::Data(d) => {
+            let mut n = 0usize;
+            let mut todo = vec![d];
+            while let Some(j) = todo.pop() {
+                n += 1;
+                if n > stop {
+                    break;
+                }
+                match j {
+                    Json::Array(a) => todo.extend(a.iter()),
+                    Json::Object(o) => todo.extend(o.values()),
+                    _ => {}
+                }
+            }
+            n
+        }
+        Value::List(_, items) => items.len(),
+        _ => 1,
+    }
+}
+
+/// The failure of a table copy past the value limit (an error line; the run's exit code says a
+/// limit was hit).
+pub fn too_many_values(ctx: &mut CallCtx<'_>, fname: &str) -> FnFail {
+    ctx.limit_hit = true;
+    let max = ctx.max_values;
+    ctx.fail(format!(
+        "cfsim: {fname}() would hold more than {max} values (--max-list-length)"
+    ))
 }
 
 fn callstack_promisers(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {

@@ -46,3 +46,31 @@ pub fn cases(corpus: &str) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// `tests/oracle/eval-filter.sh KIND DIR` over `raw` (the recorders' filter of tables and `-v` traces).
+pub fn eval_filter(kind: &str, dir: &str, raw: &[u8]) -> String {
+    use std::io::Write;
+    let script = root().join("tests/oracle/eval-filter.sh");
+    let Ok(mut child) = std::process::Command::new("bash")
+        .arg(script)
+        .arg(kind)
+        .arg(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        return "cannot run eval-filter.sh".into();
+    };
+    // write from another thread: an input bigger than the pipe buffer would block both sides
+    let Some(mut stdin) = child.stdin.take() else {
+        return String::new();
+    };
+    let data = raw.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child
+        .wait_with_output()
+        .map(|o| o.stdout)
+        .unwrap_or_default();
+    let _ = writer.join();
+    String::from_utf8_lossy(&out).into_owned()
+}

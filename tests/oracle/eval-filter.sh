@@ -19,6 +19,8 @@
 # verbose (a `cf-agent -v` run): the evaluation trace without the machine-dependent parts.
 #  * every line that is not a ` verbose: ` or `   debug: ` log line is kept (R: lines and their continuation
 #    lines, Q: blocks, error/warning/notice/info lines);
+#  * a line that does not start a message (no `word: ` prefix) continues the message above it and is
+#    dropped when that was a dropped verbose/debug line (multi-line values, comments of the stdlib);
 #  * ` verbose: ` lines are kept only after the "Begin policy/promise evaluation" banner, only in the
 #    `X: ` form (X one of B P V C A: bundle, promise, variable, class, accounting lines), never the
 #    separator lines (`B: ****`, `P: ....`) and never `C: discovered hard class ...`;
@@ -43,16 +45,21 @@ function subdir(s, squeeze,   i, out) {
   if (squeeze) gsub(/  +/, " ", out)
   return out
 }
-BEGIN { in_table = 0; keep = 0; begun = 0; prefix = (length(dir) >= 8) ? substr(dir, 1, 8) : "" }
+BEGIN { in_table = 0; keep = 0; begun = 0; vdrop = 0; prefix = (length(dir) >= 8) ? substr(dir, 1, 8) : "" }
 kind == "verbose" {
   line = $0
+  # a line that does not start a message continues the one above: dropped with a dropped verbose line
+  if (line !~ /^ *[A-Za-z]+: /) { if (vdrop) next }
+  else vdrop = 0
   if (line !~ /^ verbose: / && line !~ /^   debug: /) { out = subdir(line, 0); if (prefix == "" || index(out, prefix) == 0) print out; next }
+  vdrop = 1
   if (line ~ /Begin policy\/promise evaluation/) { begun = 1; next }
   if (!begun || line !~ /^ verbose: [BPVCA]: /) next
   if (line ~ /^ verbose: [BPVCA]: [.*]+$/ || line ~ /^ verbose: C: discovered hard class/) next
   if (dir != "" && index(line, dir) > 0 && (line ~ /Promiser\/affected object: \047/ || line ~ /END commands promise \(/)) next
   out = subdir(line, 0)
   if (prefix != "" && index(out, prefix) > 0) next
+  vdrop = 0
   print out
   next
 }

@@ -2,6 +2,7 @@
 # Record what the real cf-agent 3.21.0 does with each files-promise fixture in policies/files/<NAME>/.
 #
 #   tests/oracle/record-files.sh [NAME...]      record the named cases (default: all)
+#   tests/oracle/record-files.sh --only verbose [NAME...]   record only verbose.out (the other files stay)
 #   tests/oracle/record-files.sh --normalise    filter stdin to stdout with the normalisation below
 #
 # A case is policies/files/<NAME>/{setup.sh,policy.cf}; its policy works on /srv/cfsim-files/<NAME>/ only.
@@ -19,6 +20,8 @@
 #   diff.out              -K -I --simulate=diff      (fresh tree)
 #   manifest-full.out     -K -I --simulate=manifest-full (fresh tree)
 #   manifest.out          -K -I --simulate=manifest  (fresh tree)
+#   verbose.out           -K -v                      (fresh tree), normalised, then reduced to the evaluation
+#                         trace by tests/oracle/eval-filter.sh verbose <case dir> (its header says how)
 # Trees are listed by tests/oracle/files-tree.py (format in its header).
 #
 # Normalisation (every .out file and every tree file; nothing else is changed):
@@ -62,6 +65,8 @@ normalise() {
 
 if [ "${1:-}" = "--normalise" ]; then normalise; exit 0; fi
 
+only=
+if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
 if [ $# -eq 0 ]; then
   set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
 fi
@@ -98,6 +103,13 @@ for name in "$@"; do
   }
   listtree() { python3 "$tree" "$scratch" | normalise >"$tmp/$1"; }
 
+  if [ "$only" = verbose ]; then
+    if fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
+      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    rm -rf "$scratch" "$tmp"
+    [ $uses_changes = yes ] && rm -f /var/lib/cfengine3/state/cf_changes.lmdb /var/lib/cfengine3/state/cf_changes.lmdb-lock /var/lib/cfengine3/state/cf_changes.lmdb.lock
+    continue
+  fi
   if fresh; then
     python3 "$tree" --check-order "$scratch" || echo "record-files: $name: warning: a starting directory does not list in sorted order" >&2
     agent I -I; echo "$rc" >"$tmp/I.rc"; listtree tree
@@ -108,12 +120,13 @@ for name in "$@"; do
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest-full -I --simulate=manifest-full; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest -I --simulate=manifest; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
   rm -rf "$scratch"
   [ $uses_changes = yes ] && rm -f /var/lib/cfengine3/state/cf_changes.lmdb /var/lib/cfengine3/state/cf_changes.lmdb-lock /var/lib/cfengine3/state/cf_changes.lmdb.lock
 
   if [ $ok = yes ]; then
     rm -rf "$exp" && mkdir -p "$exp"
-    for f in I.out I.rc tree I2.out tree2 n.out n.rc n.tree default.out diff.out manifest-full.out manifest.out; do
+    for f in I.out I.rc tree I2.out tree2 n.out n.rc n.tree default.out diff.out manifest-full.out manifest.out verbose.out; do
       cp "$tmp/$f" "$exp/$f"
     done
     echo "recorded $name (I rc $(cat "$exp/I.rc"), n rc $(cat "$exp/n.rc"))"

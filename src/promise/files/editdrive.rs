@@ -311,8 +311,20 @@ fn render_mustache(
     let data = match &a.template_data {
         Some(Value::Data(d)) => d.clone(),
         _ => {
-            let cx = crate::functions::CallCtx::new(&mut e.ctx, &e.host);
-            crate::functions::vars::datastate_json(&cx)
+            let mut cx = crate::functions::CallCtx::new(&mut e.ctx, &e.host);
+            cx.max_values = e.opts.limits.max_list_length;
+            match crate::functions::vars::datastate_json(&cx) {
+                Some(d) => d,
+                None => {
+                    e.limit_hit = true;
+                    let msg = format!(
+                        "cfsim: the template data (datastate) would hold more than {} values (--max-list-length)",
+                        e.opts.limits.max_list_length
+                    );
+                    e.log(LogLevel::Error, &msg);
+                    return;
+                }
+            }
         }
     };
     let text = match crate::functions::mustache::render_template(&template, &data) {

@@ -27,6 +27,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some(skip), None);
         return;
     }
+    // -v: the agent begins the promise every pass, before its checks and its lock (recorded:
+    // files/*/verbose.out)
+    e.verbose_promise_begin(def, "files", p, promiser);
     let a = e.files_attrs(def, p);
     let mut pr = Pr::new(def, p, promiser);
     // --simulate: files promises act (on the virtual host, as the agent's chroot)
@@ -45,7 +48,6 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("already_done"), None);
         return;
     }
-    e.verbose_promise_begin(def, "files", p, promiser);
     // every change from here on is this promise's (`--changes=json`)
     e.host.vfs.actor = Some(crate::host::vfs::Actor {
         bundle: def.name.clone(),
