@@ -5,6 +5,7 @@
 pub mod abort;
 pub mod augments;
 pub mod bodies;
+pub mod classtable;
 pub mod context;
 pub mod expansion;
 pub mod fasthash;

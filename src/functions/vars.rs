@@ -185,9 +185,13 @@ fn datastate(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
 /// `{"classes": {name: true}, "vars": {bundle: {var: value}}}` as `datastate()` builds it; bundles in
 /// other namespaces are keyed `ns:bundle`.
 pub fn datastate_json(ctx: &CallCtx<'_>) -> Json {
+    // the agent's classes object is sorted by name, whatever its table order (recorded:
+    // eval/thirdparty/classesmatching_tables)
+    let mut names: Vec<String> = ctx.env.classes().iter().map(|c| c.qualified()).collect();
+    names.sort_unstable();
     let mut classes = Map::new();
-    for c in ctx.env.classes() {
-        classes.insert(c.qualified(), Json::Bool(true));
+    for n in names {
+        classes.insert(n, Json::Bool(true));
     }
     let mut vars: Map<String, Json> = Map::new();
     for v in ctx.env.variables() {
