@@ -110,18 +110,20 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
                 });
             }
         });
-    // the agent walks its variable table and prepends each match: the table order reversed (recorded:
-    // eval/thirdparty/matching_order)
-    out.reverse();
     Ok(out)
 }
 
 fn variablesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let vars = matching_vars(ctx, a)?;
+    let mut vars = matching_vars(ctx, a)?;
+    // the agent walks its variable table and prepends each match: the table order reversed (recorded:
+    // eval/thirdparty/variablesmatching_order)
+    vars.reverse();
     Ok(Value::slist(vars.iter().map(VarInfo::qualified).collect()))
 }
 
 fn variablesmatching_as_data(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    // the object gets the matches appended in table order (recorded:
+    // eval/thirdparty/variablesmatching_as_data_order)
     let vars = matching_vars(ctx, a)?;
     let mut m = Map::new();
     for v in vars {
