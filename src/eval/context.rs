@@ -4,8 +4,8 @@
 
 use indexmap::IndexMap;
 
-use super::fasthash::FastIndexMap;
 use super::classtable::MapOrder;
+use super::fasthash::FastIndexMap;
 use super::vartable::{var_hash, AgentTable};
 use crate::expr::env::{BundleInfo, ClassInfo, EvalEnv, VarInfo, VarLookup};
 use crate::expr::expand::Binding;
@@ -320,7 +320,8 @@ impl Context {
         if self.hard.contains_key(name) {
             return;
         }
-        if let indexmap::map::Entry::Vacant(v) = self.soft.entry((ns.to_string(), name.to_string())) {
+        if let indexmap::map::Entry::Vacant(v) = self.soft.entry((ns.to_string(), name.to_string()))
+        {
             v.insert(tags);
             self.sync_hard_order();
             self.class_order.insert(&format!("{ns}:{name}"));

@@ -165,15 +165,17 @@ pub fn matching_classes(
                 .any(|(lit, t)| class_tags.any(|tag| tag == lit || full_match(t, tag)));
         (name_ok && tags_ok).then(|| qualified.clone())
     };
-    let modelled = ctx.env.visit_class_tables(&mut |is_local, ns, name, class_tags| {
-        if let Some(q) = check(ns, name, class_tags) {
-            if is_local {
-                local.push(q);
-            } else {
-                global.push(q);
+    let modelled = ctx
+        .env
+        .visit_class_tables(&mut |is_local, ns, name, class_tags| {
+            if let Some(q) = check(ns, name, class_tags) {
+                if is_local {
+                    local.push(q);
+                } else {
+                    global.push(q);
+                }
             }
-        }
-    });
+        });
     if !modelled {
         ctx.env.visit_classes(&mut |ns, name, class_tags| {
             if let Some(q) = check(ns, name, class_tags) {

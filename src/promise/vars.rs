@@ -167,7 +167,33 @@ fn verify(
         None => String::new(),
     };
     let ifdefined = policy == "ifdefined";
-    let value = match e.eval_rval(rv) {
+    // an int or real written as a lone `@(name)`: unless it names a list, the agent parses the text as
+    // a number, fails and defines nothing (recorded: policies/parse/checks/int_variables_unchecked,
+    // eval/thirdparty/number_from_list_reference)
+    let naked_number = match rv {
+        crate::syntax::ast::Rval::Scalar(sc) if matches!(ty, "int" | "real") => {
+            crate::expr::expand::naked_list_name(&sc.value).map(|_| sc.value.clone())
+        }
+        _ => None,
+    };
+    let evaluated = e.eval_rval(rv);
+    if let Some(text) = naked_number {
+        if !matches!(
+            evaluated,
+            RvalResult::Value {
+                value: Value::List(..),
+                ..
+            }
+        ) {
+            let kind = if ty == "int" { "integer" } else { "real" };
+            e.log(
+                LogLevel::Error,
+                &format!("Failed to parse {kind} number: {text}"),
+            );
+            return (Some("type_mismatch"), Some(Outcome::Failed));
+        }
+    }
+    let value = match evaluated {
         // `policy => "ifdefined"`: undefined references are dropped (list elements) or the variable is
         // not defined (scalars)
         RvalResult::Value {
