@@ -4,6 +4,7 @@
 
 use indexmap::IndexMap;
 
+use super::classtable::MapOrder;
 use super::fasthash::FastIndexMap;
 use super::vartable::{var_hash, AgentTable};
 use crate::expr::env::{BundleInfo, ClassInfo, EvalEnv, VarInfo, VarLookup};
@@ -51,6 +52,8 @@ pub struct Frame {
     pub bundle: String,
     /// Bundle-local classes defined in this activation, with their tags.
     pub local: IndexMap<String, Vec<String>>,
+    /// The agent's iteration order of `local` (keys `ns:name`, see [`super::classtable`]).
+    pub local_order: MapOrder,
     /// `inherit => "true"`: the caller's local classes are visible.
     pub inherit: bool,
     /// Promiser of the methods promise that started this frame (empty for the bundlesequence).
@@ -84,6 +87,11 @@ pub struct Context {
     table: AgentTable,
     /// Number of classic array entries per `(namespace, scope, array name)`.
     arrays: FastIndexMap<VarKey, usize>,
+    /// The agent's iteration order of its global class table (hard and soft classes, keys `ns:name`,
+    /// see [`super::classtable`]); hard classes enter it lazily, in `hard` order, up to `hard_in_order`.
+    class_order: MapOrder,
+    /// Number of `hard` entries already in `class_order` (`hard` only grows).
+    hard_in_order: usize,
     /// Entries taken out of `this`, kept so that the next promise reuses their buffers.
     this_spare: Vec<(String, String)>,
 }
@@ -312,23 +320,88 @@ impl Context {
         if self.hard.contains_key(name) {
             return;
         }
-        self.soft
-            .entry((ns.to_string(), name.to_string()))
-            .or_insert(tags);
+        if let indexmap::map::Entry::Vacant(v) = self.soft.entry((ns.to_string(), name.to_string()))
+        {
+            v.insert(tags);
+            self.sync_hard_order();
+            self.class_order.insert(&format!("{ns}:{name}"));
+        }
+    }
+
+    /// Enters the hard classes added since the last call into the global class order.
+    fn sync_hard_order(&mut self) {
+        while let Some((name, _)) = self.hard.get_index(self.hard_in_order) {
+            self.class_order.insert(&format!("default:{name}"));
+            self.hard_in_order += 1;
+        }
+    }
+
+    /// The global class table's order, hard classes added since the last soft class included.
+    fn global_class_order(&self) -> std::borrow::Cow<'_, MapOrder> {
+        if self.hard_in_order == self.hard.len() {
+            return std::borrow::Cow::Borrowed(&self.class_order);
+        }
+        let mut order = self.class_order.clone();
+        for (name, _) in self.hard.iter().skip(self.hard_in_order) {
+            order.insert(&format!("default:{name}"));
+        }
+        std::borrow::Cow::Owned(order)
     }
 
     /// Defines a class local to the innermost frame.
     pub fn define_local(&mut self, name: &str, tags: Vec<String>) {
         if let Some(f) = self.frames.last_mut() {
-            f.local.entry(name.to_string()).or_insert(tags);
+            if let indexmap::map::Entry::Vacant(v) = f.local.entry(name.to_string()) {
+                v.insert(tags);
+                f.local_order.insert(&format!("{}:{name}", f.ns));
+            }
         }
     }
 
     /// Removes a soft class (global and local of the innermost frame); hard classes stay.
     pub fn undefine(&mut self, ns: &str, name: &str) {
-        self.soft.shift_remove(&(ns.to_string(), name.to_string()));
+        if self
+            .soft
+            .shift_remove(&(ns.to_string(), name.to_string()))
+            .is_some()
+        {
+            self.class_order.remove(&format!("{ns}:{name}"));
+        }
         if let Some(f) = self.frames.last_mut() {
-            f.local.shift_remove(name);
+            if f.local.shift_remove(name).is_some() {
+                f.local_order.remove(&format!("{}:{name}", f.ns));
+            }
+        }
+    }
+
+    /// Visits the global classes (`local` false) in the agent's table order, then the local classes of
+    /// the innermost frame (`local` true) in theirs.
+    fn visit_class_tables_in_order(
+        &self,
+        f: &mut dyn FnMut(bool, &str, &str, crate::expr::env::ClassTags<'_>),
+    ) {
+        use crate::expr::env::ClassTags;
+        self.global_class_order().visit(&mut |key| {
+            let Some((ns, name)) = key.split_once(':') else {
+                return;
+            };
+            if ns == "default" {
+                if let Some(t) = self.hard.get(name) {
+                    f(false, ns, name, ClassTags::Hard(t));
+                    return;
+                }
+            }
+            if let Some(t) = self.soft.get(&ClassKeyRef(ns, name)) {
+                f(false, ns, name, ClassTags::Soft(t));
+            }
+        });
+        if let Some(fr) = self.frames.last() {
+            fr.local_order.visit(&mut |key| {
+                let name = key.split_once(':').map_or(key, |(_, n)| n);
+                if let Some(t) = fr.local.get(name) {
+                    f(true, &fr.ns, name, ClassTags::Soft(t));
+                }
+            });
         }
     }
 
@@ -443,18 +516,11 @@ impl EvalEnv for Context {
         out
     }
     fn visit_classes(&self, f: &mut crate::expr::env::ClassVisitor<'_>) {
-        use crate::expr::env::ClassTags;
-        for (n, t) in &self.hard {
-            f("default", n, ClassTags::Hard(t));
-        }
-        for ((ns, n), t) in &self.soft {
-            f(ns, n, ClassTags::Soft(t));
-        }
-        if let Some(fr) = self.frames.last() {
-            for (n, t) in &fr.local {
-                f(&fr.ns, n, ClassTags::Soft(t));
-            }
-        }
+        self.visit_class_tables_in_order(&mut |_, ns, n, t| f(ns, n, t));
+    }
+    fn visit_class_tables(&self, f: &mut crate::expr::env::TableClassVisitor<'_>) -> bool {
+        self.visit_class_tables_in_order(f);
+        true
     }
     fn variables(&self) -> Vec<VarInfo> {
         let mut out = Vec::with_capacity(self.vars.len());

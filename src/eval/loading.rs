@@ -142,6 +142,8 @@ impl Engine<'_> {
                 return false;
             }
         }
+        // from here on the agent knows the bundle names (a vars promise into another bundle is rejected)
+        self.bundle_names_known = true;
         // cf-agent's stage 7 runs between the loading rounds and the last PolicyResolve (eval::prelim)
         if self.agent_component {
             self.preliminary_convergence();

@@ -5,6 +5,7 @@
 pub mod abort;
 pub mod augments;
 pub mod bodies;
+pub mod classtable;
 pub mod context;
 pub mod expansion;
 pub mod fasthash;
@@ -317,6 +318,13 @@ pub struct Engine<'h> {
     pub edit: Option<crate::promise::files::EditState>,
     /// Legacy `package_method` actions scheduled in the bundle under evaluation (run at its end).
     pub package_schedule: Vec<crate::promise::packages::legacy::Scheduled>,
+    /// Whether the agent knows the policy's bundle names yet: not while the files are loaded (their
+    /// PolicyResolve rounds), from then on. Until then a vars promise into another existing bundle
+    /// (`other.y`) is remembered in `remote_vars` instead of rejected.
+    pub bundle_names_known: bool,
+    /// `(target bundle, lval)` of vars promises remembered while loading; the target's next
+    /// BundleResolve logs `Ignoring remotely-injected variable 'lval'` for each and forgets them.
+    pub remote_vars: Vec<(String, String)>,
 }
 
 impl<'h> Engine<'h> {
@@ -402,6 +410,8 @@ impl<'h> Engine<'h> {
             file_cache: None,
             edit: None,
             package_schedule: Vec::new(),
+            bundle_names_known: false,
+            remote_vars: Vec::new(),
         }
     }
 

@@ -28,6 +28,7 @@ impl Engine<'_> {
                     bundle: def.name.clone(),
                     ..Default::default()
                 });
+                self.ignore_remote_vars(&def.name);
                 self.resolve_type(def, "vars");
                 if common {
                     self.resolve_type(def, "classes");
@@ -38,6 +39,26 @@ impl Engine<'_> {
         }
         // control bodies come last, after every bundle (PolicyResolve in expand.c)
         self.control_common_vars(files);
+    }
+
+    /// BundleResolve of `bundle` first drops the vars promises other bundles injected into it while the
+    /// policy was loading, each with an error (recorded: eval/thirdparty/remote_injection_order).
+    pub fn ignore_remote_vars(&mut self, bundle: &str) {
+        if self.remote_vars.is_empty() {
+            return;
+        }
+        let mut kept = Vec::new();
+        for (target, lval) in std::mem::take(&mut self.remote_vars) {
+            if target == bundle {
+                self.log(
+                    super::output::LogLevel::Error,
+                    &format!("Ignoring remotely-injected variable '{lval}'"),
+                );
+            } else {
+                kept.push((target, lval));
+            }
+        }
+        self.remote_vars = kept;
     }
 
     /// Bundles of `files` in the order of `files` (all bundles when `None`).

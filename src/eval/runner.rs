@@ -292,6 +292,7 @@ impl Engine<'_> {
         if saved != "preeval" {
             self.stage = "resolve";
         }
+        self.ignore_remote_vars(&def.name);
         self.resolve_type(def, "vars");
         if def.bundle.bundle_type == "common" {
             self.resolve_type(def, "classes");

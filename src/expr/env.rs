@@ -80,6 +80,9 @@ impl ClassTags<'_> {
 /// Callback of [`EvalEnv::visit_classes`]: `(ns, name, tags)`.
 pub type ClassVisitor<'a> = dyn FnMut(&str, &str, ClassTags<'_>) + 'a;
 
+/// Callback of [`EvalEnv::visit_class_tables`]: `(local, ns, name, tags)`.
+pub type TableClassVisitor<'a> = dyn FnMut(bool, &str, &str, ClassTags<'_>) + 'a;
+
 /// Callback of [`EvalEnv::visit_variables`]: `(ns, scope, lval, value, tags)`.
 pub type VarVisitor<'a> = dyn FnMut(&str, &str, &str, &Value, &[String]) + 'a;
 
@@ -119,6 +122,12 @@ pub trait EvalEnv: VarLookup {
         for c in self.classes() {
             f(&c.ns, &c.name, ClassTags::Soft(&c.tags));
         }
+    }
+    /// Visits the global class table in the agent's iteration order (`local` false), then the local
+    /// classes of the current bundle frame (`local` true) in theirs, and returns true; an environment
+    /// that does not model the agent's tables returns false without visiting anything.
+    fn visit_class_tables(&self, _f: &mut TableClassVisitor<'_>) -> bool {
+        false
     }
     /// All defined variables.
     fn variables(&self) -> Vec<VarInfo>;

@@ -3,7 +3,9 @@
 
 use super::args::{full_match, regex};
 use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
+use crate::eval::classtable::set_order;
 use crate::expr::classexpr;
+use crate::expr::env::ClassTags;
 use crate::value::{parse_real, Value};
 
 /// Version of the agent being simulated.
@@ -123,7 +125,13 @@ fn regex_error_text(ctx: &CallCtx<'_>) -> String {
         .unwrap_or_default()
 }
 
-/// Defined classes whose (qualified) name fully matches `re` and which carry every tag in `tags`.
+/// Defined classes whose (qualified) name fully matches `re` (or equals it) and which carry a tag
+/// matching one of `tags` (any of them, as the agent's loop breaks out on the first match; recorded:
+/// eval/thirdparty/classesmatching_tables), in the agent's order: it collects the matches of its
+/// global class table, then of the current bundle frame's local classes, each in table order into a
+/// string set, and prepends the elements of each set in set order (so the local matches come first,
+/// each set reversed; see `eval::classtable`). An environment that does not model the tables gives
+/// its classes sorted.
 pub fn matching_classes(
     ctx: &mut CallCtx<'_>,
     re: &str,
@@ -131,33 +139,58 @@ pub fn matching_classes(
 ) -> Result<Vec<String>, FnFail> {
     // a class regex that does not compile matches nothing; the agent logs its error twice (recorded:
     // policies/functions/counts/bad_regex)
+    let literal = re.to_string();
     let Some(re) = super::args::regex_or_log(ctx, re) else {
         ctx.error(regex_error_text(ctx));
         return Ok(Vec::new());
     };
     let tag_res = tags
         .iter()
-        .map(|t| regex(ctx, t.text()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut out: Vec<String> = Vec::new();
+        .map(|t| Ok((t.text().to_string(), regex(ctx, t.text())?)))
+        .collect::<Result<Vec<_>, FnFail>>()?;
+    let mut global: Vec<String> = Vec::new();
+    let mut local: Vec<String> = Vec::new();
     let mut qualified = String::new();
-    ctx.env.visit_classes(&mut |ns, name, class_tags| {
+    let mut check = |ns: &str, name: &str, class_tags: ClassTags<'_>| -> Option<String> {
         qualified.clear();
         if ns != "default" {
             qualified.push_str(ns);
             qualified.push(':');
         }
         qualified.push_str(name);
-        if full_match(&re, &qualified)
-            && tag_res
+        let name_ok = qualified == literal || full_match(&re, &qualified);
+        let tags_ok = tag_res.is_empty()
+            || tag_res
                 .iter()
-                .all(|t| class_tags.any(|tag| full_match(t, tag)))
-        {
-            out.push(qualified.clone());
-        }
-    });
-    out.sort_unstable();
-    out.dedup();
+                .any(|(lit, t)| class_tags.any(|tag| tag == lit || full_match(t, tag)));
+        (name_ok && tags_ok).then(|| qualified.clone())
+    };
+    let modelled = ctx
+        .env
+        .visit_class_tables(&mut |is_local, ns, name, class_tags| {
+            if let Some(q) = check(ns, name, class_tags) {
+                if is_local {
+                    local.push(q);
+                } else {
+                    global.push(q);
+                }
+            }
+        });
+    if !modelled {
+        ctx.env.visit_classes(&mut |ns, name, class_tags| {
+            if let Some(q) = check(ns, name, class_tags) {
+                global.push(q);
+            }
+        });
+        global.sort_unstable();
+        global.dedup();
+        return Ok(global);
+    }
+    let mut out = set_order(&local);
+    out.reverse();
+    let mut g = set_order(&global);
+    g.reverse();
+    out.extend(g);
     Ok(out)
 }
 

@@ -110,18 +110,20 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
                 });
             }
         });
-    // the agent walks its variable table and prepends each match: the table order reversed (recorded:
-    // eval/thirdparty/matching_order)
-    out.reverse();
     Ok(out)
 }
 
 fn variablesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let vars = matching_vars(ctx, a)?;
+    let mut vars = matching_vars(ctx, a)?;
+    // the agent walks its variable table and prepends each match: the table order reversed (recorded:
+    // eval/thirdparty/variablesmatching_order)
+    vars.reverse();
     Ok(Value::slist(vars.iter().map(VarInfo::qualified).collect()))
 }
 
 fn variablesmatching_as_data(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    // the object gets the matches appended in table order (recorded:
+    // eval/thirdparty/variablesmatching_as_data_order)
     let vars = matching_vars(ctx, a)?;
     let mut m = Map::new();
     for v in vars {
@@ -191,18 +193,24 @@ fn datastate(ctx: &mut CallCtx<'_>, _: &[FnArg]) -> FnResult {
 pub fn datastate_json(ctx: &CallCtx<'_>) -> Option<Json> {
     let budget = ctx.max_values;
     let mut total = 0usize;
-    let mut classes = Map::new();
+    // the agent's classes object is sorted by name, whatever its table order (recorded:
+    // eval/thirdparty/classesmatching_tables)
+    let mut names: Vec<String> = Vec::new();
     ctx.env.visit_classes(&mut |ns, name, _| {
         total += 1;
         if total <= budget {
-            let q = if ns == "default" {
+            names.push(if ns == "default" {
                 name.to_string()
             } else {
                 format!("{ns}:{name}")
-            };
-            classes.insert(q, Json::Bool(true));
+            });
         }
     });
+    names.sort_unstable();
+    let mut classes = Map::new();
+    for n in names {
+        classes.insert(n, Json::Bool(true));
+    }
     let mut vars: Map<String, Json> = Map::new();
     ctx.env.visit_variables(&mut |ns, scope, lval, value, _| {
         if lval.contains('[') || total > budget {

@@ -81,27 +81,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     // a scope naming another existing bundle is an injection; any other scope is a plain variable
     // scope of its own (recorded: eval/thirdparty/vars_into_missing_bundle)
     let remote = scope != def.name && e.find_bundle(&def.ns, scope).is_some();
-    if remote || !legal_identifier(lval) {
-        if remote {
-            e.log(
-                LogLevel::Error,
-                "Remote bundle variable injection detected!",
-            );
-        }
-        let line = e.line_of(p);
-        let file = e.file_path(def.file);
-        e.log(
-            LogLevel::Error,
-            &format!("Variable identifier '{promiser}' is not legal"),
-        );
-        e.log(
-            LogLevel::Error,
-            &format!(
-                "Promise belongs to bundle '{}' in file '{file}' near line {line}",
-                def.name
-            ),
-        );
-        e.end_event(Some("illegal_identifier"), Some(Outcome::Failed));
+    if remote && !e.bundle_names_known && legal_identifier(lval) {
+        // while the files load the agent does not know the bundle names yet: it keeps the promise for
+        // the target bundle's BundleResolve, which ignores it (recorded: eval/thirdparty/
+        // vars_into_missing_bundle, remote_injection_order)
+        e.remote_vars.push((scope.to_string(), lval.to_string()));
+        e.end_event(Some("illegal_identifier"), None);
         return;
     }
     if e.stage == "pass" && e.verbose_on() {
@@ -109,6 +94,34 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             crate::eval::output::LogLevel::Verbose,
             &format!("V:     Computing value of '{promiser}'"),
         );
+    }
+    if remote || !legal_identifier(lval) {
+        let line = e.line_of(p);
+        let file = e.file_path(def.file);
+        // in a pass the promise is verified twice (once more after the actuator), each time with the
+        // errors (recorded: eval/thirdparty/vars_into_missing_bundle)
+        let times = if e.stage == "pass" { 2 } else { 1 };
+        for _ in 0..times {
+            if remote {
+                e.log(
+                    LogLevel::Error,
+                    "Remote bundle variable injection detected!",
+                );
+            }
+            e.log(
+                LogLevel::Error,
+                &format!("Variable identifier '{promiser}' is not legal"),
+            );
+            e.log(
+                LogLevel::Error,
+                &format!(
+                    "Promise belongs to bundle '{}' in file '{file}' near line {line}",
+                    def.name
+                ),
+            );
+        }
+        e.end_event(Some("illegal_identifier"), Some(Outcome::Failed));
+        return;
     }
     let (skip, outcome) = verify(e, def, p, promiser, &c.lval, &c.rval);
     if e.stage == "pass" {
@@ -154,7 +167,33 @@ fn verify(
         None => String::new(),
     };
     let ifdefined = policy == "ifdefined";
-    let value = match e.eval_rval(rv) {
+    // an int or real written as a lone `@(name)`: unless it names a list, the agent parses the text as
+    // a number, fails and defines nothing (recorded: policies/parse/checks/int_variables_unchecked,
+    // eval/thirdparty/number_from_list_reference)
+    let naked_number = match rv {
+        crate::syntax::ast::Rval::Scalar(sc) if matches!(ty, "int" | "real") => {
+            crate::expr::expand::naked_list_name(&sc.value).map(|_| sc.value.clone())
+        }
+        _ => None,
+    };
+    let evaluated = e.eval_rval(rv);
+    if let Some(text) = naked_number {
+        if !matches!(
+            evaluated,
+            RvalResult::Value {
+                value: Value::List(..),
+                ..
+            }
+        ) {
+            let kind = if ty == "int" { "integer" } else { "real" };
+            e.log(
+                LogLevel::Error,
+                &format!("Failed to parse {kind} number: {text}"),
+            );
+            return (Some("type_mismatch"), Some(Outcome::Failed));
+        }
+    }
+    let value = match evaluated {
         // `policy => "ifdefined"`: undefined references are dropped (list elements) or the variable is
         // not defined (scalars)
         RvalResult::Value {
