@@ -11,6 +11,15 @@ impl Engine<'_> {
     pub fn preliminary_convergence(&mut self) {
         let saved = self.stage;
         self.stage = "prelim";
+        if self.verbose_on() {
+            let rule = "-".repeat(64);
+            self.log(super::LogLevel::Verbose, &rule);
+            self.log(
+                super::LogLevel::Verbose,
+                " Preliminary variable/class-context convergence ",
+            );
+            self.log(super::LogLevel::Verbose, &rule);
+        }
         for i in 0..self.bundles.len() {
             let Some(def) = self.bundles.get(i).cloned() else {
                 continue;

@@ -157,7 +157,12 @@ impl Engine<'_> {
         self.aggs.push(Agg::default());
         self.counts.push(super::verbose::Counts::default());
         self.results.push(Vec::new());
-        self.verbose_bundle_begin(&def);
+        // an edit_line bundle runs inside its files promise: -v shows its promises only (no bundle
+        // banner, no accounting; recorded: files/*/verbose.out)
+        let edit = def.bundle.bundle_type == "edit_line";
+        if !edit {
+            self.verbose_bundle_begin(&def);
+        }
         self.bundle_args = self
             .ctx
             .frames
@@ -203,14 +208,15 @@ impl Engine<'_> {
         crate::promise::packages::legacy::execute(self);
         let counts = self.counts.pop().unwrap_or_default();
         // a fatal error exits the agent at once: no summary, no end banner (recorded)
-        if !self.fatal {
+        if !self.fatal && !edit {
             self.verbose_bundle_end(&def, counts);
             if !via_methods {
                 self.verbose_bundle_end_banner(&def.name);
             }
         }
         // the agent's counters run on: a caller's summary includes its callees' promises (recorded)
-        if let Some(parent) = self.counts.last_mut() {
+        // (an edit bundle's promises are not counted in its caller's summary)
+        if let Some(parent) = self.counts.last_mut().filter(|_| !edit) {
             parent.kept += counts.kept;
             parent.repaired += counts.repaired;
             parent.notkept += counts.notkept;
@@ -252,13 +258,18 @@ impl Engine<'_> {
     }
 
     fn run_pass(&mut self, def: &BundleDef) {
+        // an edit bundle's three passes are the edit passes of its files promise: -v shows the pass
+        // of the bundle that holds that promise
+        let edit = def.bundle.bundle_type == "edit_line";
         for t in Self::section_order(def) {
-            if def.bundle.sections.iter().any(|s| s.promise_type == t) {
+            if !edit && def.bundle.sections.iter().any(|s| s.promise_type == t) {
                 self.verbose_section(&t);
             }
             for s in def.bundle.sections.iter().filter(|s| s.promise_type == t) {
                 for p in &s.promises {
-                    self.agent_pass = self.pass;
+                    if !edit {
+                        self.agent_pass = self.pass;
+                    }
                     self.eval_promise(def, &t, p);
                     if self.fatal || self.bundle_aborted {
                         return;

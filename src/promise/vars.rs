@@ -90,10 +90,15 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         return;
     }
     if e.stage == "pass" && e.verbose_on() {
-        e.log(
-            crate::eval::output::LogLevel::Verbose,
-            &format!("V:     Computing value of '{promiser}'"),
-        );
+        if def.bundle.bundle_type == "edit_line" {
+            // an edit bundle's vars are promises of the edit (recorded: files/*/verbose.out)
+            e.verbose_promise_begin(def, "vars", p, promiser);
+        } else {
+            e.log(
+                crate::eval::output::LogLevel::Verbose,
+                &format!("V:     Computing value of '{promiser}'"),
+            );
+        }
     }
     if remote || !legal_identifier(lval) {
         let line = e.line_of(p);

@@ -191,10 +191,11 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     };
     let held = e.out.info_buffer.replace(Vec::new());
     let saved = e.edit.replace(state);
+    let mut bundle_ran = false;
     if let Some((name, args)) = &a.edit_line {
         // the edit bundle's events come between; the files promise's event resumes after them
         let event = std::mem::take(&mut e.cur);
-        run_edit_bundle(e, pr, name, args, path, empty);
+        bundle_ran = run_edit_bundle(e, pr, name, args, path, empty).is_some();
         e.cur = event;
     }
     let mut template_failed = false;
@@ -208,7 +209,13 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
     // the comparison is line-wise: a file without its final newline, unedited, is left alone; a model
     // emptied before editing is compared as it is
+    // the edit bundle's result sets the files promise's classes once more when it is compared with
+    // the file: kept when nothing changed, repaired before the buffered INFO lines when it is saved
+    // (recorded: files/*/verbose.out)
     if (!st.edited && !empty) || st.lines == original {
+        if bundle_ran {
+            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Kept);
+        }
         e.log(
             LogLevel::Verbose,
             &format!("No edit changes to file '{path}' need saving"),
@@ -217,6 +224,9 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         return;
     }
     if pr.warn_only {
+        if pr.action_warn && bundle_ran {
+            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Failed);
+        }
         if pr.action_warn {
             // CompareToFile: each line of the file the edit would remove (added lines are not listed)
             for l in original.iter().filter(|l| !st.lines.contains(l)) {
@@ -228,6 +238,9 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         }
         pr.should(e, &format!("edit file '{path}'"));
         return;
+    }
+    if bundle_ran {
+        e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Repaired);
     }
     for l in buffered {
         e.out.push(l);
@@ -244,7 +257,7 @@ fn run_edit_bundle(
     args: &[Option<Value>],
     path: &str,
     empty: bool,
-) {
+) -> Option<crate::eval::Agg> {
     let (ns, bname) = split_ns(name, &pr.def.ns);
     let (ns, bname) = (ns.to_string(), bname.to_string());
     let Some(bi) = e
@@ -257,7 +270,7 @@ fn run_edit_bundle(
             &format!("Did not find bundle '{bname}' for edit operation"),
         );
         pr.fail(e);
-        return;
+        return None;
     };
     for (k, v) in [
         ("filename", path.to_string()),
@@ -272,7 +285,20 @@ fn run_edit_bundle(
             vec!["source=agent".into()],
         );
     }
-    e.run_bundle(bi, args, true, false, path);
+    // -v: the edit's promises show the files promise in their stack path, and no call text
+    // (recorded: files/*/verbose.out)
+    let stack = match e.ctx.frames.last() {
+        Some(f) => format!(
+            "{}/{}/{}/files/'{}'",
+            f.stack,
+            f.ns,
+            f.bundle,
+            crate::eval::verbose::abbreviated_promiser(&pr.promiser)
+        ),
+        None => String::new(),
+    };
+    e.pending_call = Some((stack, String::new()));
+    Some(e.run_bundle(bi, args, true, false, path))
 }
 
 /// The text of template file `t` on the virtual host; `None` (said, failed) when it cannot be read.

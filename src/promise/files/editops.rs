@@ -193,6 +193,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
         return;
     };
     let filename = state.filename.clone();
+    e.verbose_promise_begin(def, t, p, promiser);
     // a warn-only files promise does not make its edit promises warn-only: they edit the model and
     // the files promise then says what it would change (recorded: files/warn-only-edit)
     // the lock: once per file and run
