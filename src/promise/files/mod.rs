@@ -10,6 +10,7 @@ mod editdrive;
 pub mod editops;
 mod leaf;
 mod result;
+mod remote;
 mod search;
 mod transfer;
 pub use editdrive::EditState;

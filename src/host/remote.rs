@@ -1,0 +1,260 @@
+//! The policy servers a host copies from (`copy_from` with `servers`): the profile's `remote_files`
+//! (server name, optionally `:PORT`, → the directory that stands for that server's `/`, jailed like
+//! `files_root`; or an object saying the server does not answer or that its key is not trusted yet),
+//! parsed here, and the read-only [`BaseFs`] of a served tree. The network is never used.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::profile::{describe, Reader, R};
+use super::read::{read_regular, ReadError};
+use super::vfs::{BaseFs, Kind, Meta};
+
+/// cf-serverd's default port.
+pub const DEFAULT_PORT: &str = "5308";
+
+const SERVER_FIELDS: &[&str] = &["root", "unreachable", "trusted", "key_digest"];
+
+/// One server of `remote_files`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteServer {
+    /// The directory standing for the server's `/` (what its access rules admit); `None` for a
+    /// server that does not answer.
+    pub root: Option<PathBuf>,
+    /// Nothing listens there: the connection is refused.
+    pub unreachable: bool,
+    /// Whether the host trusts the server's key already (default: yes, as after bootstrapping).
+    pub trusted: bool,
+    /// The digest of the server's key as the agent prints it (`MD5=…`).
+    pub key_digest: String,
+}
+
+/// The profile's `remote_files`, by key (`HOST` or `HOST:PORT`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RemoteServers {
+    pub servers: BTreeMap<String, RemoteServer>,
+}
+
+impl RemoteServers {
+    /// The server `name` on `port`: an entry `name:port` first, then `name`.
+    pub fn lookup(&self, name: &str, port: &str) -> Option<&RemoteServer> {
+        self.servers
+            .get(&format!("{name}:{port}"))
+            .or_else(|| self.servers.get(name))
+    }
+}
+
+/// A stand-in digest for a server whose profile entry names none: `MD5=` and the MD5 of its name.
+fn default_digest(name: &str) -> String {
+    let d = super::keydigest::md5(name.as_bytes());
+    format!(
+        "MD5={}",
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+impl Reader<'_> {
+    /// `remote_files`: an object of server → directory (string) or server → object
+    /// (`root`, `unreachable`, `trusted`, `key_digest`).
+    pub(super) fn remote_files(&self, v: Option<&Value>, base: &Path) -> R<RemoteServers> {
+        let Some(v) = v else {
+            return Ok(RemoteServers::default());
+        };
+        let Some(m) = v.as_object() else {
+            return self.err(
+                "remote_files",
+                "an object of server name → served directory",
+                describe(v),
+            );
+        };
+        let mut out = RemoteServers::default();
+        for (name, val) in m {
+            let f = format!("remote_files.{name}");
+            if name.is_empty() || name == "localhost" {
+                return self.err(
+                    &f,
+                    "a server name other than \"\" and \"localhost\" (localhost copies are local)",
+                    "that name",
+                );
+            }
+            let mut s = RemoteServer {
+                root: None,
+                unreachable: false,
+                trusted: true,
+                key_digest: String::new(),
+            };
+            let root = match val {
+                Value::String(r) => Some(r.clone()),
+                Value::Object(_) => {
+                    let o = self.object(val, &f, SERVER_FIELDS)?;
+                    s.unreachable = self.flag(o.get("unreachable"), &format!("{f}.unreachable"))?;
+                    s.trusted = !matches!(o.get("trusted"), Some(Value::Bool(false)));
+                    self.flag(o.get("trusted"), &format!("{f}.trusted"))?;
+                    if let Some(k) = self.string(o, "key_digest", &format!("{f}.key_digest"))? {
+                        let ok = k.strip_prefix("MD5=").is_some_and(|h| {
+                            h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit())
+                        }) || k.strip_prefix("SHA=").is_some_and(|h| {
+                            h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit())
+                        });
+                        if !ok {
+                            return self.err(
+                                &format!("{f}.key_digest"),
+                                "`MD5=` and 32 hex digits (or `SHA=` and 64)",
+                                format!("string \"{k}\""),
+                            );
+                        }
+                        s.key_digest = k;
+                    }
+                    self.string(o, "root", &format!("{f}.root"))?
+                }
+                other => {
+                    return self.err(
+                        &f,
+                        "a directory (string) or an object (root, unreachable, trusted, key_digest)",
+                        describe(other),
+                    )
+                }
+            };
+            let field = if matches!(val, Value::String(_)) {
+                f.clone()
+            } else {
+                format!("{f}.root")
+            };
+            match root {
+                Some(r) => s.root = Some(self.served_dir(&r, base, &field)?),
+                None if !s.unreachable => {
+                    return self.err(
+                        &field,
+                        "the served directory (or `unreachable: true`)",
+                        "nothing",
+                    )
+                }
+                None => {}
+            }
+            if s.key_digest.is_empty() {
+                let host = name.rsplit_once(':').map_or(name.as_str(), |(h, _)| h);
+                s.key_digest = default_digest(host);
+            }
+            out.servers.insert(name.clone(), s);
+        }
+        Ok(out)
+    }
+
+    fn flag(&self, v: Option<&Value>, field: &str) -> R<bool> {
+        match v {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => self.err(field, "a boolean", describe(other)),
+        }
+    }
+
+    /// A served directory: below the profile's directory (no `..`) or absolute, and existing.
+    fn served_dir(&self, r: &str, base: &Path, field: &str) -> R<PathBuf> {
+        let rel = Path::new(r);
+        if rel.is_relative()
+            && rel
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return self.err(
+                field,
+                "a directory below the profile's directory (no `..`), or an absolute path",
+                format!("string \"{r}\""),
+            );
+        }
+        let full = base.join(rel);
+        if !full.is_dir() {
+            return self.err(
+                field,
+                "an existing directory",
+                format!("string \"{r}\" ({} is not a directory)", full.display()),
+            );
+        }
+        Ok(full)
+    }
+}
+
+/// A served tree as a read-only file system: the server's `/` is the entry's `root` (paths never
+/// leave it: the [`super::vfs::Vfs`] over it resolves links and `..` inside). Objects count as owned
+/// by root, their change time is their modification time (as for `files_root`).
+pub struct ServedTree<'a> {
+    pub root: &'a Path,
+}
+
+impl ServedTree<'_> {
+    fn real(&self, path: &str) -> PathBuf {
+        self.root.join(path.trim_start_matches('/'))
+    }
+}
+
+impl BaseFs for ServedTree<'_> {
+    fn lstat(&self, path: &str) -> Option<Meta> {
+        if path == "/" {
+            return Some(Meta::new(Kind::Dir, 0o755, 0));
+        }
+        let md = std::fs::symlink_metadata(self.real(path)).ok()?;
+        Some(super::files::meta_of(&md))
+    }
+    fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, ReadError> {
+        read_regular(&self.real(path), max)
+    }
+    fn readlink(&self, path: &str) -> Option<String> {
+        std::fs::read_link(self.real(path))
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+    fn list(&self, path: &str) -> Option<Vec<String>> {
+        let mut v: Vec<String> = std::fs::read_dir(self.real(path))
+            .ok()?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        Some(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(v: &str, base: &Path) -> R<RemoteServers> {
+        let r = Reader { file: "p.json" };
+        let v: Value = serde_json::from_str(v).unwrap();
+        r.remote_files(Some(&v), base)
+    }
+
+    #[test]
+    fn shapes() {
+        let dir = std::env::temp_dir().join(format!("cfsim-remote-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("hub")).unwrap();
+        let s = parse(
+            r#"{"hub": "hub", "10.0.0.9:5310": {"unreachable": true},
+                "new": {"root": "hub", "trusted": false, "key_digest": "MD5=0123456789abcdef0123456789abcdef"}}"#,
+            &dir,
+        )
+        .unwrap();
+        assert_eq!(s.lookup("hub", "5308").unwrap().root, Some(dir.join("hub")));
+        assert!(s.lookup("10.0.0.9", "5310").unwrap().unreachable);
+        assert!(s.lookup("10.0.0.9", "5308").is_none());
+        let n = s.lookup("new", "1").unwrap();
+        assert!(!n.trusted);
+        assert_eq!(n.key_digest, "MD5=0123456789abcdef0123456789abcdef");
+        for bad in [
+            r#"{"hub": "../x"}"#,
+            r#"{"hub": "missing"}"#,
+            r#"{"hub": 3}"#,
+            r#"{"hub": {}}"#,
+            r#"{"hub": {"root": "hub", "port": 1}}"#,
+            r#"{"localhost": "hub"}"#,
+            r#"{"hub": {"root": "hub", "key_digest": "x"}}"#,
+            r#"[]"#,
+        ] {
+            let e = parse(bad, &dir).unwrap_err().to_string();
+            assert!(e.contains("remote_files"), "{bad}: {e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
