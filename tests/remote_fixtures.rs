@@ -341,3 +341,54 @@ fn remote_cases_match_the_real_agent() {
         assert!(short.is_empty(), "below the floors: {short:?}");
     }
 }
+
+/// A server the profile's `remote_files` does not describe: each such copy is reported as not
+/// simulated (a warning naming the server, the port and the profile field), with no outcome and no
+/// classes, and counted as not simulated in the result JSON.
+#[test]
+fn a_server_without_remote_files_is_not_simulated() {
+    let case = root().join("policies/remote/remote-new-file");
+    let tmp = std::env::temp_dir().join(format!("cfsim-remote-ns-{}", std::process::id()));
+    let r = setup(&case, "remote-new-file", &tmp, 0);
+    let prof = tmp.join("profile.json");
+    profile(&r, &prof, false);
+    // the same profile without remote_files
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("remote_files");
+    std::fs::write(&prof, v.to_string()).unwrap();
+    let result = tmp.join("result.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&case)
+        .args(["agent", "-K", "-I", "-f", "./policy.cf", "--host"])
+        .arg(&prof)
+        .arg("--result-json")
+        .arg(&result)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    let d = "/srv/cfsim-remote/remote-new-file";
+    assert_eq!(
+        out,
+        format!(
+            " warning: cfsim: copy_from '{d}/served/a.txt' from server '127.0.0.1' (port 5309) is not simulated: the host profile's remote_files has no entry '127.0.0.1' or '127.0.0.1:5309'\n \
+             warning: cfsim: copy_from '{d}/served/b.txt' from server '127.0.0.1' (port 5309) is not simulated: the host profile's remote_files has no entry '127.0.0.1' or '127.0.0.1:5309'\n\
+             R: CLASSES: \n"
+        )
+    );
+    assert!(o.status.success());
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    assert_eq!(j["summary"]["not_simulated"], 2);
+    let files: Vec<&serde_json::Value> = j["promises"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["promise_type"] == "files")
+        .collect();
+    assert_eq!(files.len(), 2);
+    for p in files {
+        assert_eq!(p["outcome"], "not_simulated", "{p}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -3,7 +3,7 @@
 //! agent's connection step (`ScheduleCopyOperation`): the servers in order, `localhost` meaning a local
 //! copy; a server that does not answer, or whose key is not trusted, is skipped with the agent's lines;
 //! none left: `No suitable server found`. A server the profile does not describe is reported as not
-//! simulated.
+//! simulated (a warning; the promise gets no outcome and no classes, counted as not simulated).
 
 use std::path::PathBuf;
 
@@ -107,7 +107,7 @@ pub fn connect(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) -> Opt
                     c.source
                 ),
             );
-            pr.warn(e);
+            pr.not_simulated = true;
             return None;
         };
         if s.unreachable {
