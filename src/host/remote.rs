@@ -176,6 +176,61 @@ impl Reader<'_> {
     }
 }
 
+/// `remote_files` as the profile writes it (a plain directory where nothing else is said; a stand-in
+/// key digest is left out).
+pub fn to_json(r: &RemoteServers) -> Value {
+    let m: serde_json::Map<String, Value> = r
+        .servers
+        .iter()
+        .map(|(name, s)| {
+            let host = name.rsplit_once(':').map_or(name.as_str(), |(h, _)| h);
+            let root = s.root.as_ref().map(|p| p.to_string_lossy().into_owned());
+            let plain = !s.unreachable && s.trusted && s.key_digest == default_digest(host);
+            let v = match (plain, root) {
+                (true, Some(root)) => Value::String(root),
+                (_, root) => {
+                    let mut o = serde_json::Map::new();
+                    if let Some(root) = root {
+                        o.insert("root".into(), Value::String(root));
+                    }
+                    if s.unreachable {
+                        o.insert("unreachable".into(), Value::Bool(true));
+                    }
+                    if !s.trusted {
+                        o.insert("trusted".into(), Value::Bool(false));
+                    }
+                    if s.key_digest != default_digest(host) {
+                        o.insert("key_digest".into(), Value::String(s.key_digest.clone()));
+                    }
+                    Value::Object(o)
+                }
+            };
+            (name.clone(), v)
+        })
+        .collect();
+    Value::Object(m)
+}
+
+/// Makes the relative served directories of a profile's `remote_files` (JSON) absolute, from `dir`
+/// (the directory of the profile they were written for).
+pub fn rebase_json(remote: &mut Value, dir: &Path) {
+    let Some(m) = remote.as_object_mut() else {
+        return;
+    };
+    for v in m.values_mut() {
+        let slot = match v {
+            Value::String(_) => Some(v),
+            Value::Object(o) => o.get_mut("root"),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            if let Some(r) = slot.as_str() {
+                *slot = Value::String(dir.join(r).to_string_lossy().into_owned());
+            }
+        }
+    }
+}
+
 /// A served tree as a read-only file system: the server's `/` is the entry's `root` (paths never
 /// leave it: the [`super::vfs::Vfs`] over it resolves links and `..` inside). Objects count as owned
 /// by root, their change time is their modification time (as for `files_root`).
@@ -242,6 +297,15 @@ mod tests {
         let n = s.lookup("new", "1").unwrap();
         assert!(!n.trusted);
         assert_eq!(n.key_digest, "MD5=0123456789abcdef0123456789abcdef");
+        let back = to_json(&s);
+        let again = Reader { file: "p.json" }.remote_files(Some(&back), &dir).unwrap();
+        assert_eq!(again, s);
+        let mut rel = serde_json::json!({"a": "hub", "b": {"root": "hub"}, "c": {"unreachable": true}});
+        rebase_json(&mut rel, Path::new("/x"));
+        assert_eq!(
+            rel,
+            serde_json::json!({"a": "/x/hub", "b": {"root": "/x/hub"}, "c": {"unreachable": true}})
+        );
         for bad in [
             r#"{"hub": "../x"}"#,
             r#"{"hub": "missing"}"#,
