@@ -16,8 +16,9 @@
 # diff.out manifest-full.out manifest.out (as for the files corpus).
 #
 # The server: /srv/cfsim-remote/server/promises.cf (written here, validated with cf-promises -c): it
-# listens on port 5309, allows and trusts 127.0.0.1 and admits 127.0.0.1 to /srv/cfsim-remote. Port 5310 has
-# nothing listening (remote-unreachable). Keys: cf-agent and cf-serverd share this host's key pair
+# listens on 127.0.0.1 port 5309 only, allows and trusts 127.0.0.1 and admits 127.0.0.1 to /srv/cfsim-remote.
+# Port 5310 has nothing listening (remote-unreachable), nor has 127.0.0.3:5309 (remote-failover).
+# Keys: cf-agent and cf-serverd share this host's key pair
 # (/var/lib/cfengine3/ppkeys/localhost.{pub,priv}, made by `cf-key` when missing). The agent trusts the
 # server once ppkeys holds root-<digest>.pub, a copy of the server's public key (what `trustkey` saves);
 # this script makes sure it is there, except for a case with a file `untrusted-key`, for which it is
@@ -69,6 +70,7 @@ body server control
   allowconnects => { "127.0.0.1" };
   allowallconnects => { "127.0.0.1" };
   trustkeysfrom => { "127.0.0.1" };
+  bindtointerface => "127.0.0.1";
   port => "$port";
 }
 bundle server access_rules

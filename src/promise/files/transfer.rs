@@ -311,12 +311,13 @@ fn copy_regular(
     };
     let dest = stat(e, dst);
     let content = o.read(e, src).unwrap_or_default();
-    // a local copy keeps the destination's mode; a remote one is written 0600 (recorded:
-    // remote/remote-changed-digest)
-    let mode = if c.preserve {
-        s.mode & 0o7777
-    } else if o.is_remote() {
+    // a local copy keeps the destination's mode (or takes the source's with preserve); a remote one
+    // is written 0600 and its attributes are set afterwards (recorded: remote/remote-changed-digest,
+    // remote/remote-preserve)
+    let mode = if o.is_remote() {
         0o600
+    } else if c.preserve {
+        s.mode & 0o7777
     } else {
         dest.as_ref().map_or(0o600, |d| d.mode & 0o777)
     };
