@@ -393,3 +393,45 @@ fn a_server_without_remote_files_is_not_simulated() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A served tree is a jail: a link out of it or a path with `..` reads inside it, never this
+/// machine's files.
+#[test]
+fn a_served_tree_is_a_jail() {
+    let tmp = std::env::temp_dir().join(format!("cfsim-remote-jail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let hub = tmp.join("hub-root/srv");
+    std::fs::create_dir_all(&hub).unwrap();
+    std::fs::create_dir_all(tmp.join("root")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", hub.join("evil")).unwrap();
+    std::fs::write(
+        tmp.join("p.json"),
+        r#"{"hostname": "h", "cpus": 1, "time": "2026-01-01T00:00:00Z",
+            "os": {"arch": "x86_64", "kernel_release": "6", "kernel_version": "v", "release_id": "debian", "version": "12"},
+            "files_root": "root", "remote_files": {"hub": "hub-root"}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("p.cf"),
+        "body common control { bundlesequence => { \"j\" }; }\n\
+         bundle agent j\n{\n  files:\n    \"/a\" copy_from => h(\"/srv/evil\");\n    \"/b\" copy_from => h(\"/srv/../../../etc/hostname\");\n}\n\
+         body copy_from h(f) { source => \"$(f)\"; servers => { \"hub\" }; }\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&tmp)
+        .args(["agent", "-K", "-I", "-f", "./p.cf", "--host", "p.json", "--write-root"])
+        .arg(tmp.join("out"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        out,
+        "   error: Can't stat file '/srv/evil' on 'hub' in files.copy_from promise\n   \
+         error: Errors encountered when actuating files promise '/a'\n   \
+         error: Can't stat file '/srv/../../../etc/hostname' on 'hub' in files.copy_from promise\n   \
+         error: Errors encountered when actuating files promise '/b'\n"
+    );
+    assert!(!tmp.join("out/a").exists() && !tmp.join("out/b").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
