@@ -420,7 +420,16 @@ fn a_served_tree_is_a_jail() {
     .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
         .current_dir(&tmp)
-        .args(["agent", "-K", "-I", "-f", "./p.cf", "--host", "p.json", "--write-root"])
+        .args([
+            "agent",
+            "-K",
+            "-I",
+            "-f",
+            "./p.cf",
+            "--host",
+            "p.json",
+            "--write-root",
+        ])
         .arg(tmp.join("out"))
         .output()
         .unwrap();

@@ -109,13 +109,11 @@ impl Reader<'_> {
                     }
                     self.string(o, "root", &format!("{f}.root"))?
                 }
-                other => {
-                    return self.err(
-                        &f,
-                        "a directory (string) or an object (root, unreachable, trusted, key_digest)",
-                        describe(other),
-                    )
-                }
+                other => return self.err(
+                    &f,
+                    "a directory (string) or an object (root, unreachable, trusted, key_digest)",
+                    describe(other),
+                ),
             };
             let field = if matches!(val, Value::String(_)) {
                 f.clone()
@@ -298,9 +296,12 @@ mod tests {
         assert!(!n.trusted);
         assert_eq!(n.key_digest, "MD5=0123456789abcdef0123456789abcdef");
         let back = to_json(&s);
-        let again = Reader { file: "p.json" }.remote_files(Some(&back), &dir).unwrap();
+        let again = Reader { file: "p.json" }
+            .remote_files(Some(&back), &dir)
+            .unwrap();
         assert_eq!(again, s);
-        let mut rel = serde_json::json!({"a": "hub", "b": {"root": "hub"}, "c": {"unreachable": true}});
+        let mut rel =
+            serde_json::json!({"a": "hub", "b": {"root": "hub"}, "c": {"unreachable": true}});
         rebase_json(&mut rel, Path::new("/x"));
         assert_eq!(
             rel,

@@ -147,7 +147,10 @@ pub fn connect(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) -> Opt
                 &format!("Trusting new key: {}", s.key_digest),
             );
             // the agent saves the key: later connections (this run and the next) trust it
-            let text = format!("cfsim: the public key of server '{name}' ({})\n", s.key_digest);
+            let text = format!(
+                "cfsim: the public key of server '{name}' ({})\n",
+                s.key_digest
+            );
             let (v, b) = e.host.vfs_mut();
             let _ = v.write_file(b, &keyfile, text.into_bytes(), 0o600);
         }

@@ -16,7 +16,15 @@ fn read(e: &Engine<'_>, path: &str) -> Option<Vec<u8>> {
 }
 
 /// Whether the destination must be updated from the source.
-fn outdated(e: &Engine<'_>, o: &Origin, compare: &str, src: &str, s: &Meta, dst: &str, d: &Meta) -> bool {
+fn outdated(
+    e: &Engine<'_>,
+    o: &Origin,
+    compare: &str,
+    src: &str,
+    s: &Meta,
+    dst: &str,
+    d: &Meta,
+) -> bool {
     let times = d.ctime < s.ctime || d.mtime < s.mtime;
     match compare {
         "mtime" => d.mtime < s.mtime,
