@@ -9,6 +9,8 @@
 //! and key digests). The simulate modes differ on purpose where the agent's chroot cannot stat a
 //! remote source (docs/simulate.md); the floors say how many cases match.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "common/corpus.rs"]
 mod corpus;
 use corpus::root;

@@ -273,32 +273,33 @@ impl BaseFs for ServedTree<'_> {
 mod tests {
     use super::*;
 
-    fn parse(v: &str, base: &Path) -> R<RemoteServers> {
+    fn parse(v: &str, base: &Path) -> Result<RemoteServers, String> {
         let r = Reader { file: "p.json" };
-        let v: Value = serde_json::from_str(v).unwrap();
-        r.remote_files(Some(&v), base)
+        let v: Value = serde_json::from_str(v).map_err(|e| e.to_string())?;
+        r.remote_files(Some(&v), base).map_err(|e| e.to_string())
     }
 
     #[test]
-    fn shapes() {
+    fn shapes() -> Result<(), String> {
         let dir = std::env::temp_dir().join(format!("cfsim-remote-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("hub")).unwrap();
+        std::fs::create_dir_all(dir.join("hub")).map_err(|e| e.to_string())?;
         let s = parse(
             r#"{"hub": "hub", "10.0.0.9:5310": {"unreachable": true},
                 "new": {"root": "hub", "trusted": false, "key_digest": "MD5=0123456789abcdef0123456789abcdef"}}"#,
             &dir,
-        )
-        .unwrap();
-        assert_eq!(s.lookup("hub", "5308").unwrap().root, Some(dir.join("hub")));
-        assert!(s.lookup("10.0.0.9", "5310").unwrap().unreachable);
+        )?;
+        let get =
+            |name: &str, port: &str| s.lookup(name, port).cloned().ok_or(format!("no {name}"));
+        assert_eq!(get("hub", "5308")?.root, Some(dir.join("hub")));
+        assert!(get("10.0.0.9", "5310")?.unreachable);
         assert!(s.lookup("10.0.0.9", "5308").is_none());
-        let n = s.lookup("new", "1").unwrap();
+        let n = get("new", "1")?;
         assert!(!n.trusted);
         assert_eq!(n.key_digest, "MD5=0123456789abcdef0123456789abcdef");
         let back = to_json(&s);
         let again = Reader { file: "p.json" }
             .remote_files(Some(&back), &dir)
-            .unwrap();
+            .map_err(|e| e.to_string())?;
         assert_eq!(again, s);
         let mut rel =
             serde_json::json!({"a": "hub", "b": {"root": "hub"}, "c": {"unreachable": true}});
@@ -317,9 +318,12 @@ mod tests {
             r#"{"hub": {"root": "hub", "key_digest": "x"}}"#,
             r#"[]"#,
         ] {
-            let e = parse(bad, &dir).unwrap_err().to_string();
-            assert!(e.contains("remote_files"), "{bad}: {e}");
+            match parse(bad, &dir) {
+                Ok(_) => return Err(format!("{bad}: accepted")),
+                Err(e) => assert!(e.contains("remote_files"), "{bad}: {e}"),
+            }
         }
         let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
     }
 }
