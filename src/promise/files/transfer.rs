@@ -69,7 +69,9 @@ pub fn copy(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) {
         pr.kept(e);
         return;
     }
-    if s.kind == Kind::Dir && a.depth.is_none() {
+    // a local directory source without depth_search is left alone; a remote one is a recursion of
+    // depth 0 into a destination directory made first (recorded: remote/remote-recursive-missing-dest)
+    if s.kind == Kind::Dir && a.depth.is_none() && !o.is_remote() {
         pr.kept(e);
         return;
     }
@@ -93,6 +95,14 @@ pub fn copy(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) {
         None => return,
         Some(true) => pr.change(e, &format!("Created parent directory for '{dst}'")),
         Some(false) => {}
+    }
+    if s.kind == Kind::Dir && a.depth.is_none() {
+        e.log(
+            LogLevel::Error,
+            &format!("Maximum recursion level reached at '{src}'"),
+        );
+        pr.fail(e);
+        return;
     }
     let size = copy_size(e, pr);
     if s.kind == Kind::Dir {
