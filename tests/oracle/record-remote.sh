@@ -91,7 +91,11 @@ if ss -ltn | grep -q ":5310 "; then
 fi
 (cd "$srvdir" && exec cf-serverd -F -f ./promises.cf >"$srvdir/serverd.log" 2>&1) &
 srvpid=$!
-stop_server() { kill "$srvpid" 2>/dev/null; wait "$srvpid" 2>/dev/null; }
+# at exit: the server stopped by its PID, its policy and log removed, the scratch base removed if empty
+stop_server() {
+  kill "$srvpid" 2>/dev/null; wait "$srvpid" 2>/dev/null
+  rm -rf "$srvdir"; rmdir "$scratch_base" 2>/dev/null
+}
 trap stop_server EXIT
 i=0
 until ss -ltn | grep -q ":$port "; do
