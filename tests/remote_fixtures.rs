@@ -2,7 +2,8 @@
 //! real cf-serverd 3.21.0 on 127.0.0.1:5309 by `tests/oracle/record-remote.sh`): as the files corpus
 //! (`tests/files_fixtures.rs`), each case's `setup.sh` builds a scratch tree that a host profile uses
 //! as its `files_root`; the same tree is the served tree of the profile's `remote_files` entry
-//! `127.0.0.1` (a case with a file `untrusted-key` marks that server's key as not trusted yet), and
+//! `127.0.0.1` (a case with a file `untrusted-key` marks that server's key as not trusted yet; the
+//! paths admitted are those the recorded server admitted), and
 //! `127.0.0.1:5310` and `127.0.0.3` are servers that do not answer. cfsim runs the policy as the recorder ran
 //! cf-agent, and its output and final tree are compared with the recordings mode by mode, after the
 //! recorder's normalisation (`tests/oracle/record-remote.sh --normalise`: that of the files corpus
@@ -21,12 +22,12 @@ use std::process::Command;
 
 /// Cases matching per mode, at least (measured; raise, never lower).
 const FLOORS: &[(&str, usize)] = &[
-    ("I", 19),
-    ("tree", 19),
-    ("I2", 19),
-    ("tree2", 19),
-    ("n", 19),
-    ("default", 19),
+    ("I", 20),
+    ("tree", 20),
+    ("I2", 20),
+    ("tree2", 20),
+    ("n", 20),
+    ("default", 20),
     ("diff", 3),
     ("manifest", 3),
     ("manifest-full", 3),
@@ -116,8 +117,20 @@ fn is_root() -> bool {
 
 /// A profile (the CI machine's: Debian's users and groups, as where the corpus was recorded) whose
 /// `files_root` is `root`, and whose `remote_files` serve the same tree as `127.0.0.1` (its key not
-/// trusted yet when `untrusted`) and have nothing answering on `127.0.0.1:5310` and `127.0.0.3`.
-fn profile(root_dir: &Path, at: &Path, untrusted: bool) {
+/// trusted yet when the case has a file `untrusted-key`; admitting what the recorded server admitted:
+/// the case's `served` directory, or the paths its file `admit` lists) and have nothing answering on
+/// `127.0.0.1:5310` and `127.0.0.3`.
+fn profile(root_dir: &Path, at: &Path, case: &Path) {
+    let name = case
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let admit: Vec<String> = std::fs::read_to_string(case.join("admit"))
+        .unwrap_or_else(|_| "served".into())
+        .split_whitespace()
+        .map(|p| format!("/srv/cfsim-remote/{name}/{p}"))
+        .collect();
+    let untrusted = case.join("untrusted-key").is_file();
     let base =
         std::fs::read_to_string(root().join("policies/hosts/ci-machine.json")).unwrap_or_default();
     let mut v: serde_json::Value = serde_json::from_str(&base).unwrap_or_default();
@@ -128,11 +141,7 @@ fn profile(root_dir: &Path, at: &Path, untrusted: bool) {
             serde_json::Value::String(root_dir.display().to_string()),
         );
         let root = root_dir.display().to_string();
-        let server = if untrusted {
-            serde_json::json!({ "root": root, "trusted": false })
-        } else {
-            serde_json::json!(root)
-        };
+        let server = serde_json::json!({ "root": root, "trusted": !untrusted, "admit": admit });
         m.insert(
             "remote_files".into(),
             serde_json::json!({
@@ -155,7 +164,7 @@ fn run(
 ) -> (String, PathBuf) {
     let sibling = |ext: &str| PathBuf::from(format!("{}-{ext}", scratch.display()));
     let prof = sibling("profile.json");
-    profile(scratch, &prof, case.join("untrusted-key").is_file());
+    profile(scratch, &prof, case);
     let out_dir = sibling("out");
     let _ = std::fs::remove_dir_all(&out_dir);
     let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
@@ -354,7 +363,7 @@ fn a_server_without_remote_files_is_not_simulated() {
     let tmp = std::env::temp_dir().join(format!("cfsim-remote-ns-{}", std::process::id()));
     let r = setup(&case, "remote-new-file", &tmp, 0);
     let prof = tmp.join("profile.json");
-    profile(&r, &prof, false);
+    profile(&r, &prof, &case);
     // the same profile without remote_files
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();

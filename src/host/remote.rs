@@ -15,7 +15,7 @@ use super::vfs::{BaseFs, Kind, Meta};
 /// cf-serverd's default port.
 pub const DEFAULT_PORT: &str = "5308";
 
-const SERVER_FIELDS: &[&str] = &["root", "unreachable", "trusted", "key_digest"];
+const SERVER_FIELDS: &[&str] = &["root", "unreachable", "trusted", "key_digest", "admit"];
 
 /// One server of `remote_files`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,27 @@ pub struct RemoteServer {
     pub trusted: bool,
     /// The digest of the server's key as the agent prints it (`MD5=…`).
     pub key_digest: String,
+    /// The paths cf-serverd's access rules admit this host to (each with everything below it);
+    /// empty: everything. A source elsewhere is answered as missing (`Can't stat file`).
+    pub admit: Vec<String>,
+}
+
+impl RemoteServer {
+    /// Whether the server's access rules admit `path`.
+    pub fn admits(&self, path: &str) -> bool {
+        admitted(&self.admit, path)
+    }
+}
+
+/// Whether `path` (absolute; `..` and `.` resolved by name, as the request names it) is one of the
+/// `admit` paths or below one; an empty list admits everything.
+pub fn admitted(admit: &[String], path: &str) -> bool {
+    let p = super::vfs::normalize(path);
+    admit.is_empty()
+        || admit.iter().any(|a| {
+            let a = a.trim_end_matches('/');
+            a.is_empty() || p == a || p.starts_with(&format!("{a}/"))
+        })
 }
 
 /// The profile's `remote_files`, by key (`HOST` or `HOST:PORT`).
@@ -84,6 +105,7 @@ impl Reader<'_> {
                 unreachable: false,
                 trusted: true,
                 key_digest: String::new(),
+                admit: Vec::new(),
             };
             let root = match val {
                 Value::String(r) => Some(r.clone()),
@@ -106,6 +128,19 @@ impl Reader<'_> {
                             );
                         }
                         s.key_digest = k;
+                    }
+                    s.admit = self.strings(o, "admit", &format!("{f}.admit"))?;
+                    if let Some((i, a)) = s
+                        .admit
+                        .iter()
+                        .enumerate()
+                        .find(|(_, a)| !a.starts_with('/'))
+                    {
+                        return self.err(
+                            &format!("{f}.admit[{i}]"),
+                            "an absolute path",
+                            format!("string \"{a}\""),
+                        );
                     }
                     self.string(o, "root", &format!("{f}.root"))?
                 }
@@ -183,7 +218,10 @@ pub fn to_json(r: &RemoteServers) -> Value {
         .map(|(name, s)| {
             let host = name.rsplit_once(':').map_or(name.as_str(), |(h, _)| h);
             let root = s.root.as_ref().map(|p| p.to_string_lossy().into_owned());
-            let plain = !s.unreachable && s.trusted && s.key_digest == default_digest(host);
+            let plain = !s.unreachable
+                && s.trusted
+                && s.admit.is_empty()
+                && s.key_digest == default_digest(host);
             let v = match (plain, root) {
                 (true, Some(root)) => Value::String(root),
                 (_, root) => {
@@ -196,6 +234,9 @@ pub fn to_json(r: &RemoteServers) -> Value {
                     }
                     if !s.trusted {
                         o.insert("trusted".into(), Value::Bool(false));
+                    }
+                    if !s.admit.is_empty() {
+                        o.insert("admit".into(), serde_json::json!(s.admit));
                     }
                     if s.key_digest != default_digest(host) {
                         o.insert("key_digest".into(), Value::String(s.key_digest.clone()));
@@ -285,7 +326,8 @@ mod tests {
         std::fs::create_dir_all(dir.join("hub")).map_err(|e| e.to_string())?;
         let s = parse(
             r#"{"hub": "hub", "10.0.0.9:5310": {"unreachable": true},
-                "new": {"root": "hub", "trusted": false, "key_digest": "MD5=0123456789abcdef0123456789abcdef"}}"#,
+                "new": {"root": "hub", "trusted": false, "key_digest": "MD5=0123456789abcdef0123456789abcdef",
+                        "admit": ["/var/cfengine/masterfiles/"]}}"#,
             &dir,
         )?;
         let get =
@@ -296,6 +338,11 @@ mod tests {
         let n = get("new", "1")?;
         assert!(!n.trusted);
         assert_eq!(n.key_digest, "MD5=0123456789abcdef0123456789abcdef");
+        assert!(n.admits("/var/cfengine/masterfiles"));
+        assert!(n.admits("/var/cfengine/masterfiles/lib/../promises.cf"));
+        assert!(!n.admits("/var/cfengine/masterfiles2/x"));
+        assert!(!n.admits("/var/cfengine/masterfiles/../inputs/x"));
+        assert!(get("hub", "1")?.admits("/etc/shadow"));
         let back = to_json(&s);
         let again = Reader { file: "p.json" }
             .remote_files(Some(&back), &dir)
@@ -316,6 +363,7 @@ mod tests {
             r#"{"hub": {"root": "hub", "port": 1}}"#,
             r#"{"localhost": "hub"}"#,
             r#"{"hub": {"root": "hub", "key_digest": "x"}}"#,
+            r#"{"hub": {"root": "hub", "admit": ["var"]}}"#,
             r#"[]"#,
         ] {
             match parse(bad, &dir) {

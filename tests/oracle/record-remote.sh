@@ -16,7 +16,9 @@
 # diff.out manifest-full.out manifest.out (as for the files corpus).
 #
 # The server: /srv/cfsim-remote/server/promises.cf (written here, validated with cf-promises -c): it
-# listens on 127.0.0.1 port 5309 only, allows and trusts 127.0.0.1 and admits 127.0.0.1 to /srv/cfsim-remote.
+# listens on 127.0.0.1 port 5309 only, allows and trusts 127.0.0.1 and admits 127.0.0.1 to each case's
+# /srv/cfsim-remote/<NAME>/served (or, for a case with a file `admit`, to the paths it lists, relative to
+# /srv/cfsim-remote/<NAME>, one a line).
 # Port 5310 has nothing listening (remote-unreachable), nor has 127.0.0.3:5309 (remote-failover).
 # Keys: cf-agent and cf-serverd share this host's key pair
 # (/var/lib/cfengine3/ppkeys/localhost.{pub,priv}, made by `cf-key` when missing). The agent trusts the
@@ -76,10 +78,18 @@ body server control
 bundle server access_rules
 {
   access:
-    "$scratch_base"
-      admit => { "127.0.0.1" };
+$(for name in "$@"; do
+    if [ -f "$cases/$name/admit" ]; then paths=$(cat "$cases/$name/admit"); else paths=served; fi
+    for p in $paths; do printf '    "%s/%s/%s"\n      admit => { "127.0.0.1" };\n' "$scratch_base" "$name" "$p"; done
+  done)
 }
 POLICY
+# cf-serverd drops access paths that do not exist when it starts: make them first (each case's setup
+# rebuilds its scratch directory anyway)
+for name in "$@"; do
+  if [ -f "$cases/$name/admit" ]; then paths=$(cat "$cases/$name/admit"); else paths=served; fi
+  for p in $paths; do mkdir -p "$scratch_base/$name/$p"; done
+done
 if ! (cd "$srvdir" && cf-promises -c -f ./promises.cf); then
   echo "record-remote: server policy rejected; not starting cf-serverd" >&2; exit 1
 fi

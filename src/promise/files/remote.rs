@@ -11,7 +11,7 @@ use super::attrs::{Attrs, Copy};
 use super::{stat, Pr};
 use crate::eval::output::LogLevel;
 use crate::eval::Engine;
-use crate::host::remote::{ServedTree, DEFAULT_PORT};
+use crate::host::remote::{admitted, ServedTree, DEFAULT_PORT};
 use crate::host::vfs::{Meta, Vfs};
 
 /// The side a copy reads from.
@@ -19,8 +19,13 @@ use crate::host::vfs::{Meta, Vfs};
 pub enum Origin {
     /// This host's (virtual) files.
     Local,
-    /// A server: its name as the policy gives it, and the directory standing for its `/`.
-    Remote { name: String, root: PathBuf },
+    /// A server: its name as the policy gives it, the directory standing for its `/`, and the
+    /// paths its access rules admit (empty: everything; a path not admitted is answered as missing).
+    Remote {
+        name: String,
+        root: PathBuf,
+        admit: Vec<String>,
+    },
 }
 
 impl Origin {
@@ -36,8 +41,19 @@ impl Origin {
         matches!(self, Origin::Remote { .. })
     }
 
+    /// A served path the server's access rules do not admit.
+    fn denied(&self, path: &str) -> bool {
+        match self {
+            Origin::Local => false,
+            Origin::Remote { admit, .. } => !admitted(admit, path),
+        }
+    }
+
     /// `stat` of a source path (links followed; on a server inside its served tree).
     pub fn stat(&self, e: &Engine<'_>, path: &str) -> Option<Meta> {
+        if self.denied(path) {
+            return None;
+        }
         match self {
             Origin::Local => stat(e, path),
             Origin::Remote { root, .. } => {
@@ -48,6 +64,9 @@ impl Origin {
 
     /// The content of a source file.
     pub fn read(&self, e: &Engine<'_>, path: &str) -> Option<Vec<u8>> {
+        if self.denied(path) {
+            return None;
+        }
         match self {
             Origin::Local => {
                 let b = e.host.base();
@@ -62,6 +81,9 @@ impl Origin {
 
     /// The entries of a source directory, sorted.
     pub fn list(&self, e: &Engine<'_>, path: &str) -> Option<Vec<String>> {
+        if self.denied(path) {
+            return None;
+        }
         match self {
             Origin::Local => {
                 let b = e.host.base();
@@ -158,6 +180,7 @@ pub fn connect(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) -> Opt
             return Some(Origin::Remote {
                 name: name.clone(),
                 root: root.clone(),
+                admit: s.admit.clone(),
             });
         }
     }
