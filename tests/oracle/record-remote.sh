@@ -24,7 +24,9 @@
 # (/var/lib/cfengine3/ppkeys/localhost.{pub,priv}, made by `cf-key` when missing). The agent trusts the
 # server once ppkeys holds root-<digest>.pub, a copy of the server's public key (what `trustkey` saves);
 # this script makes sure it is there, except for a case with a file `untrusted-key`, for which it is
-# moved aside before each mode's first run and put back after the case.
+# moved aside before each mode's first run and put back after the case. At exit it runs `cf-key -r
+# <digest>`: the lastseen entries of these connections go (the real agent's hostsseen() lists them
+# otherwise), and with them the key file, which is put back only if it was there before the run.
 #
 # Normalisation (every .out and tree file): that of record-files.sh (simulate chroot PID, stat-block dates,
 # timestamp backup names, a link's size in a stat block), and 5. key digests `MD5=<32 hex>` -> `MD5=<KEY>`,
@@ -54,6 +56,8 @@ fi
 [ -f "$ppkeys/localhost.pub" ] || cf-key || { echo "record-remote: cf-key failed" >&2; exit 1; }
 digest=$(cf-key -p "$ppkeys/localhost.pub") || exit 1
 serverkey="$ppkeys/root-$digest.pub"
+had_serverkey=no
+[ -f "$serverkey" ] && had_serverkey=yes
 [ -f "$serverkey" ] || cp -p "$ppkeys/localhost.pub" "$serverkey"
 
 # the server
@@ -101,10 +105,15 @@ if ss -ltn | grep -q ":5310 "; then
 fi
 (cd "$srvdir" && exec cf-serverd -F -f ./promises.cf >"$srvdir/serverd.log" 2>&1) &
 srvpid=$!
-# at exit: the server stopped by its PID, its policy and log removed, the scratch base removed if empty
+# at exit: the server stopped by its PID, its policy and log removed, the scratch base removed if empty,
+# and the agent's lastseen database cleared of the connections made here (`cf-key -r <digest>`, which also
+# removes the trusted key file; it is put back when it was there before): the real agent's hostsseen()
+# reads that database (policies/functions/inventory.expected is recorded with it empty)
 stop_server() {
   kill "$srvpid" 2>/dev/null; wait "$srvpid" 2>/dev/null
   rm -rf "$srvdir"; rmdir "$scratch_base" 2>/dev/null
+  cf-key -r "$digest" >/dev/null 2>&1
+  [ $had_serverkey = yes ] && cp -p "$ppkeys/localhost.pub" "$serverkey"
 }
 trap stop_server EXIT
 i=0
