@@ -204,7 +204,7 @@ fn malformed_profiles_name_file_field_and_expectation() {
     let cases: &[(String, &str)] = &[
         ("{".into(), "bad.json: host profile is not valid JSON: EOF while parsing an object at line 1 column 1"),
         ("[]".into(), "bad.json: field ``: expected an object, got an array of 0 items"),
-        (format!("{{{MIN},\"hostnme\":\"x\"}}"), "bad.json: field `hostnme`: expected one of the known fields ($schema, description, hostname, domain, host_aliases, os, cpus, interfaces, default_gateway, time, timezone, uptime_minutes, key_digest, classes, env, files_root, files, commands, users, groups, current_user, cf_components, packages, services, processes), got an unknown field"),
+        (format!("{{{MIN},\"hostnme\":\"x\"}}"), "bad.json: field `hostnme`: expected one of the known fields ($schema, description, hostname, domain, host_aliases, os, cpus, interfaces, default_gateway, time, timezone, uptime_minutes, key_digest, classes, env, files_root, files, commands, users, groups, current_user, cf_components, packages, services, processes, remote_files), got an unknown field"),
         (format!("{{{MIN},\"packages\":{{\"installed\":[{{\"name\":\"bash\"}}]}}}}"), "bad.json: field `packages.installed[0].version`: expected a string, got nothing (the field is required)"),
         (format!("{{{MIN},\"packages\":{{\"cache\":\"hot\"}}}}"), "bad.json: field `packages.cache`: expected \"warm\" or \"cold\", got 'hot'"),
         (format!("{{{MIN},\"packages\":{{\"updates\":[{{\"name\":\"a b\",\"version\":\"1\"}}]}}}}"), "bad.json: field `packages.updates[0].name`: expected a string without white space, got 'a b'"),
@@ -227,6 +227,9 @@ fn malformed_profiles_name_file_field_and_expectation() {
         (format!("{{{MIN},\"processes\":[{{\"user\":\"root\",\"command\":\"x\"}}]}}"), "bad.json: field `processes[0].pid`: expected an integer, got nothing (the field is required)"),
         (format!("{{{MIN},\"processes\":[{{\"pid\":5,\"user\":\"root\",\"command\":\"x\"}},{{\"pid\":5,\"user\":\"root\",\"command\":\"y\"}}]}}"), "bad.json: field `processes[1].pid`: expected a pid not used by another process, got duplicate 5"),
         (format!("{{{MIN},\"processes\":[{{\"pid\":5,\"user\":\"root\",\"command\":\"x\",\"priority\":40}}]}}"), "bad.json: field `processes[0].priority`: expected an integer from -20 to 19, got number 40"),
+        (format!("{{{MIN},\"remote_files\":{{\"hub\":\"../up\"}}}}"), "bad.json: field `remote_files.hub`: expected a directory below the profile's directory (no `..`), or an absolute path, got string \"../up\""),
+        (format!("{{{MIN},\"remote_files\":{{\"hub\":{{\"trusted\":false}}}}}}"), "bad.json: field `remote_files.hub.root`: expected the served directory (or `unreachable: true`), got nothing"),
+        (format!("{{{MIN},\"remote_files\":{{\"hub\":{{\"unreachable\":\"yes\"}}}}}}"), "bad.json: field `remote_files.hub.unreachable`: expected a boolean, got string \"yes\""),
     ];
     for (json, want) in cases {
         assert_eq!(&err(json), want, "for {json}");

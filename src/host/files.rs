@@ -185,7 +185,7 @@ impl super::vfs::BaseFs for Host {
 }
 
 /// The [`super::vfs::Meta`] of real metadata (owner root, change time = modification time).
-fn meta_of(md: &std::fs::Metadata) -> super::vfs::Meta {
+pub(super) fn meta_of(md: &std::fs::Metadata) -> super::vfs::Meta {
     use super::vfs::{Kind, Meta};
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let ft = md.file_type();

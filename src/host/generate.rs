@@ -196,6 +196,10 @@ pub fn generate(
                     Json::String(abs.to_string_lossy().into_owned()),
                 );
             }
+            if let Some(remote) = m.get_mut("remote_files") {
+                let dir = Path::new(b).parent().unwrap_or(Path::new("."));
+                crate::host::remote::rebase_json(remote, dir);
+            }
         }
         let name = h["hostname"].as_str().unwrap_or("host").to_string();
         if !names.insert(name.clone()) {

@@ -134,6 +134,7 @@ pub fn discover() -> Result<Host, HostError> {
         packages: super::packages::PackageDb::default(),
         services: None,
         processes: None,
+        remote: Default::default(),
     })
 }
 

@@ -23,6 +23,7 @@ pub mod profile;
 pub mod profile_out;
 mod profile_parts;
 pub mod read;
+pub mod remote;
 pub mod services;
 pub mod simreport;
 pub mod spill;
@@ -88,6 +89,8 @@ pub struct Host {
     pub services: Option<services::Inventory>,
     /// The process table (profile `processes`); `None`: the host has none to show (no `ps`).
     pub processes: Option<Vec<processes::Process>>,
+    /// The policy servers `copy_from` may copy from (profile `remote_files`).
+    pub remote: remote::RemoteServers,
 }
 
 /// Kernel and distribution facts.

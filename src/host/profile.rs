@@ -59,6 +59,7 @@ const TOP_FIELDS: &[&str] = &[
     "packages",
     "services",
     "processes",
+    "remote_files",
 ];
 const OS_FIELDS: &[&str] = &[
     "kernel",
@@ -400,6 +401,7 @@ impl Reader<'_> {
             packages: self.packages(m.get("packages"))?,
             services: self.services(m.get("services"))?,
             processes: self.processes(m.get("processes"))?,
+            remote: self.remote_files(m.get("remote_files"), base)?,
         })
     }
 

@@ -92,6 +92,9 @@ pub fn to_profile(host: &Host) -> Value {
     if let Some(root) = &host.files.root {
         m.insert("files_root".into(), json!(root.to_string_lossy()));
     }
+    if !host.remote.servers.is_empty() {
+        m.insert("remote_files".into(), super::remote::to_json(&host.remote));
+    }
     if !host.files.map.is_empty() {
         let files: Map<String, Value> = host
             .files

@@ -35,11 +35,15 @@ pub struct Rename {
     pub rotate: Option<u32>,
 }
 
-/// `body copy_from` (local copies).
+/// `body copy_from` (local copies, and remote ones from the profile's `remote_files`).
 #[derive(Debug, Clone, Default)]
 pub struct Copy {
     pub source: String,
     pub servers: Vec<String>,
+    /// `portnumber` (cf-serverd's 5308 when not given).
+    pub port: String,
+    /// `trustkey`: trust a server's key the host does not know yet.
+    pub trustkey: bool,
     pub compare: String,
     pub preserve: bool,
     /// `true` (default), `false`, `timestamp`.
@@ -365,6 +369,8 @@ impl Engine<'_> {
                             "missing_ok" => c.missing_ok = truthy(&v),
                             "type_check" => c.type_check = truthy(&v),
                             "force_update" => c.force_update = truthy(&v),
+                            "portnumber" => c.port = v,
+                            "trustkey" => c.trustkey = truthy(&v),
                             _ => {}
                         }
                     }

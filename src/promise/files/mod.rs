@@ -9,6 +9,7 @@ pub mod edit;
 mod editdrive;
 pub mod editops;
 mod leaf;
+mod remote;
 mod result;
 mod search;
 mod transfer;

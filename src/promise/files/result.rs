@@ -38,6 +38,9 @@ pub struct Pr<'a> {
     pub warn_only: bool,
     /// Warn-only by the promise's action body (messages get ", but only warning promised").
     pub action_warn: bool,
+    /// Part of the promise could not be simulated (a copy from a server the profile does not
+    /// describe): the promise ends without an outcome or classes, counted as not simulated.
+    pub not_simulated: bool,
 }
 
 impl<'a> Pr<'a> {
@@ -50,6 +53,7 @@ impl<'a> Pr<'a> {
             res: Res::Skipped,
             warn_only: false,
             action_warn: false,
+            not_simulated: false,
         }
     }
 
@@ -134,6 +138,10 @@ impl<'a> Pr<'a> {
 
     /// The end of the promise: the end line of its aggregated result, counts and classes.
     pub fn finish(&mut self, e: &mut Engine<'_>, shown: &str) {
+        if self.not_simulated {
+            e.end_event(Some("not_simulated"), None);
+            return;
+        }
         self.end_line(e, shown);
         let o = self.outcome();
         e.record_outcome(self.def, self.p, o);

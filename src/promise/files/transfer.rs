@@ -1,9 +1,10 @@
-//! `copy_from` from local sources (compare modes, backups, preserve, the copied file's attributes,
-//! recursive copies with purge) and `link_from` (symlink, relative, hardlink, obstructions, children)
-//! on the virtual file system. A remote copy (`servers` other than localhost) is reported as not
-//! simulated.
+//! `copy_from` (compare modes, backups, preserve, the copied file's attributes, recursive copies
+//! with purge) from local sources or from a server of the profile's `remote_files` (the source side
+//! and the connection step are [`super::remote`]) and `link_from` (symlink, relative, hardlink,
+//! obstructions, children) on the virtual file system.
 
 use super::attrs::Attrs;
+use super::remote::Origin;
 use super::{lstat, stat, Pr};
 use crate::eval::output::LogLevel;
 use crate::eval::Engine;
@@ -15,14 +16,22 @@ fn read(e: &Engine<'_>, path: &str) -> Option<Vec<u8>> {
 }
 
 /// Whether the destination must be updated from the source.
-fn outdated(e: &Engine<'_>, compare: &str, src: &str, s: &Meta, dst: &str, d: &Meta) -> bool {
+fn outdated(
+    e: &Engine<'_>,
+    o: &Origin,
+    compare: &str,
+    src: &str,
+    s: &Meta,
+    dst: &str,
+    d: &Meta,
+) -> bool {
     let times = d.ctime < s.ctime || d.mtime < s.mtime;
     match compare {
         "mtime" => d.mtime < s.mtime,
-        "atime" => times || read(e, src) != read(e, dst),
+        "atime" => times || o.read(e, src) != read(e, dst),
         "digest" | "hash" | "binary" => {
             if s.kind == Kind::File && d.kind == Kind::File {
-                read(e, src) != read(e, dst)
+                o.read(e, src) != read(e, dst)
             } else {
                 times
             }
@@ -37,39 +46,32 @@ pub fn copy(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) {
     let Some(c) = &a.copy else {
         return;
     };
-    if c.servers
-        .iter()
-        .any(|s| s != "localhost" && s != "127.0.0.1" && !s.is_empty())
-    {
-        e.log(
-            LogLevel::Warning,
-            &format!(
-                "cfsim: copy_from '{}' from server '{}' is not simulated (no remote_files in the host profile)",
-                c.source,
-                c.servers.join(",")
-            ),
-        );
-        pr.warn(e);
+    let Some(o) = super::remote::connect(e, a, pr, dst) else {
         return;
-    }
+    };
     let src = c.source.clone();
-    let Some(s) = stat(e, &src) else {
+    let Some(s) = o.stat(e, &src) else {
         if c.missing_ok {
             pr.kept(e);
         } else {
             e.log(
                 LogLevel::Error,
-                &format!("Can't stat file '{src}' on 'localhost' in files.copy_from promise"),
+                &format!(
+                    "Can't stat file '{src}' on '{}' in files.copy_from promise",
+                    o.name()
+                ),
             );
             pr.fail(e);
         }
         return;
     };
-    if vfs::normalize(&src) == vfs::normalize(dst) {
+    if !o.is_remote() && vfs::normalize(&src) == vfs::normalize(dst) {
         pr.kept(e);
         return;
     }
-    if s.kind == Kind::Dir && a.depth.is_none() {
+    // a local directory source without depth_search is left alone; a remote one is a recursion of
+    // depth 0 into a destination directory made first (recorded: remote/remote-recursive-missing-dest)
+    if s.kind == Kind::Dir && a.depth.is_none() && !o.is_remote() {
         pr.kept(e);
         return;
     }
@@ -79,18 +81,36 @@ pub fn copy(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, dst: &str) {
     } else {
         dst.to_string()
     };
+    if o.is_remote() && s.kind != Kind::Dir {
+        // the agent changes into the destination's directory before it asks the server
+        let dir = vfs::parent(&vfs::normalize(dst)).to_string();
+        if stat(e, &dir).is_none() {
+            e.log(
+                LogLevel::Error,
+                &format!("Failed to chdir into '{dir}'. (chdir: 'No such file or directory')"),
+            );
+        }
+    }
     match make_parents(e, pr, &want) {
         None => return,
         Some(true) => pr.change(e, &format!("Created parent directory for '{dst}'")),
         Some(false) => {}
     }
+    if s.kind == Kind::Dir && a.depth.is_none() {
+        e.log(
+            LogLevel::Error,
+            &format!("Maximum recursion level reached at '{src}'"),
+        );
+        pr.fail(e);
+        return;
+    }
     let size = copy_size(e, pr);
     if s.kind == Kind::Dir {
         let depth = a.depth.as_ref().map_or(0, |d| d.depth);
-        copy_tree(e, a, pr, size, &src, dst, depth);
+        copy_tree(e, a, pr, &o, size, &src, dst, depth);
         return;
     }
-    copy_file(e, a, pr, size, &src, &s, dst);
+    copy_file(e, a, pr, &o, size, &src, &s, dst);
 }
 
 /// The body's `copy_size` range (`irange(min, max)`): sources outside it are not copied.
@@ -177,10 +197,12 @@ fn verify_copied(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, s: &Meta, dst: 
 }
 
 /// `CfCopyFile` for a source that is not a directory.
+#[allow(clippy::too_many_arguments)]
 fn copy_file(
     e: &mut Engine<'_>,
     a: &Attrs,
     pr: &mut Pr<'_>,
+    o: &Origin,
     size: Option<(i64, i64)>,
     src: &str,
     s: &Meta,
@@ -228,18 +250,21 @@ fn copy_file(
             pr.should(e, &format!("copy '{dst}' to '{src}'"));
             return;
         }
-        if !copy_regular(e, a, pr, src, s, dst) {
+        if !copy_regular(e, a, pr, o, src, s, dst) {
             return;
         }
         verify_copied(e, a, pr, s, dst);
-        pr.change(e, &format!("Updated file '{dst}' from 'localhost:{src}'"));
+        pr.change(
+            e,
+            &format!("Updated file '{dst}' from '{}:{src}'", o.name()),
+        );
         return;
     };
     if c.compare == "exists" {
         pr.kept(e);
         return;
     }
-    let update = c.force_update || outdated(e, &c.compare, src, s, dst, &d);
+    let update = c.force_update || outdated(e, o, &c.compare, src, s, dst, &d);
     if c.type_check && d.kind != s.kind {
         e.log(
             LogLevel::Error,
@@ -256,16 +281,16 @@ fn copy_file(
     if pr.warn_only {
         pr.should(
             e,
-            &format!("update file '{dst}' from '{src}' on 'localhost'"),
+            &format!("update file '{dst}' from '{src}' on '{}'", o.name()),
         );
         return;
     }
-    if !copy_regular(e, a, pr, src, s, dst) {
+    if !copy_regular(e, a, pr, o, src, s, dst) {
         return;
     }
     pr.change(
         e,
-        &format!("Updated '{dst}' from source '{src}' on 'localhost'"),
+        &format!("Updated '{dst}' from source '{src}' on '{}'", o.name()),
     );
     verify_copied(e, a, pr, s, dst);
 }
@@ -294,6 +319,7 @@ fn copy_regular(
     e: &mut Engine<'_>,
     a: &Attrs,
     pr: &mut Pr<'_>,
+    o: &Origin,
     src: &str,
     s: &Meta,
     dst: &str,
@@ -302,13 +328,23 @@ fn copy_regular(
         return false;
     };
     let dest = stat(e, dst);
-    let content = read(e, src).unwrap_or_default();
-    let mode = if c.preserve {
+    let content = o.read(e, src).unwrap_or_default();
+    // a local copy keeps the destination's mode (or takes the source's with preserve); a remote one
+    // is written 0600 and its attributes are set afterwards (recorded: remote/remote-changed-digest,
+    // remote/remote-preserve)
+    let mode = if o.is_remote() {
+        0o600
+    } else if c.preserve {
         s.mode & 0o7777
     } else {
         dest.as_ref().map_or(0o600, |d| d.mode & 0o777)
     };
-    if c.preserve {
+    if o.is_remote() {
+        pr.change(
+            e,
+            &format!("Copied file '{src}' from '{}' to '{dst}.cfnew'", o.name()),
+        );
+    } else if c.preserve {
         pr.change(
             e,
             &format!("Copied file '{src}' to '{dst}.cfnew' (permissions preserved)"),
@@ -370,10 +406,12 @@ fn copy_regular(
 
 /// `SourceSearchAndCopy`: the entries of the directory `src` into `dst`, `maxrecurse` levels deep
 /// (sorted, where the agent follows the directory's order).
+#[allow(clippy::too_many_arguments)]
 fn copy_tree(
     e: &mut Engine<'_>,
     a: &Attrs,
     pr: &mut Pr<'_>,
+    o: &Origin,
     size: Option<(i64, i64)>,
     src: &str,
     dst: &str,
@@ -396,18 +434,15 @@ fn copy_tree(
         pr.fail(e);
         return;
     }
-    let names = {
-        let b = e.host.base();
-        e.host.vfs.list(b, src).unwrap_or_default()
-    };
+    let names = o.list(e, src).unwrap_or_default();
     for n in &names {
         let sp = format!("{}/{n}", src.trim_end_matches('/'));
         let dp = format!("{dst}/{n}");
-        let Some(sm) = stat(e, &sp) else {
+        let Some(sm) = o.stat(e, &sp) else {
             continue;
         };
         if sm.kind != Kind::Dir {
-            copy_file(e, a, pr, size, &sp, &sm, &dp);
+            copy_file(e, a, pr, o, size, &sp, &sm, &dp);
             continue;
         }
         if stat(e, &dp).is_none() {
@@ -434,7 +469,7 @@ fn copy_tree(
         let res = pr.res;
         verify_copied(e, a, pr, &sm, &dp);
         pr.res = res;
-        copy_tree(e, a, pr, size, &sp, &dp, maxrecurse.saturating_sub(1));
+        copy_tree(e, a, pr, o, size, &sp, &dp, maxrecurse.saturating_sub(1));
     }
     if a.copy.as_ref().is_some_and(|c| c.purge) {
         purge(e, pr, dst, &names);

@@ -1,0 +1,457 @@
+//! The remote-copy corpus (`policies/remote/<NAME>/`, recorded from cf-agent 3.21.0 copying from a
+//! real cf-serverd 3.21.0 on 127.0.0.1:5309 by `tests/oracle/record-remote.sh`): as the files corpus
+//! (`tests/files_fixtures.rs`), each case's `setup.sh` builds a scratch tree that a host profile uses
+//! as its `files_root`; the same tree is the served tree of the profile's `remote_files` entry
+//! `127.0.0.1` (a case with a file `untrusted-key` marks that server's key as not trusted yet; the
+//! paths admitted are those the recorded server admitted), and
+//! `127.0.0.1:5310` and `127.0.0.3` are servers that do not answer. cfsim runs the policy as the recorder ran
+//! cf-agent, and its output and final tree are compared with the recordings mode by mode, after the
+//! recorder's normalisation (`tests/oracle/record-remote.sh --normalise`: that of the files corpus
+//! and key digests). The simulate modes differ on purpose where the agent's chroot cannot stat a
+//! remote source (docs/simulate.md); the floors say how many cases match.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::root;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Cases matching per mode, at least (measured; raise, never lower).
+const FLOORS: &[(&str, usize)] = &[
+    ("I", 20),
+    ("tree", 20),
+    ("I2", 20),
+    ("tree2", 20),
+    ("n", 20),
+    ("default", 20),
+    ("diff", 3),
+    ("manifest", 3),
+    ("manifest-full", 3),
+];
+
+/// The recorder's normalisation (`tests/oracle/record-remote.sh --normalise`): the simulate chroot's
+/// pid, stat-block dates, timestamp backup names (`_<epoch>_<canonified ctime>` → `_<TS>`), the
+/// size of a symbolic link in a manifest stat block, and key digests (`MD5=<KEY>`, `SHA=<KEY>`).
+fn normalise(s: &str) -> String {
+    let rules = [
+        (
+            r"/var/lib/cfengine3/state/[0-9]+\.changes",
+            "/var/lib/cfengine3/state/<PID>.changes",
+        ),
+        (
+            r"(?m)^(Access|Modify|Change): [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$",
+            "$1: <TIME>",
+        ),
+        (
+            r"_[0-9]{9,11}_[A-Z][a-z]{2}_[A-Z][a-z]{2}_+[0-9]{1,2}_[0-9]{2}_[0-9]{2}_[0-9]{2}_[0-9]{4}",
+            "_<TS>",
+        ),
+        (r"MD5=[0-9a-f]{32}", "MD5=<KEY>"),
+        (r"SHA=[0-9a-f]{64}", "SHA=<KEY>"),
+    ];
+    let mut out = s.to_string();
+    for (re, with) in rules {
+        if let Ok(re) = regex::Regex::new(re) {
+            out = re.replace_all(&out, with).into_owned();
+        }
+    }
+    let link_header = regex::Regex::new(
+        r"^'.*' is a symbolic link$|^'.*' changed type from .* to symbolic link$",
+    )
+    .ok();
+    let size = regex::Regex::new(r"^Size: [0-9]+$").ok();
+    let mut link = false;
+    let mut lines = Vec::new();
+    for l in out.split_inclusive('\n') {
+        let body = l.strip_suffix('\n').unwrap_or(l);
+        if link && size.as_ref().is_some_and(|r| r.is_match(body)) {
+            lines.push(l.replacen(body, "Size: <LINKSIZE>", 1));
+            link = false;
+            continue;
+        }
+        link = link_header.as_ref().is_some_and(|r| r.is_match(body));
+        lines.push(l.to_string());
+    }
+    lines.concat()
+}
+
+fn sh(cmd: &mut Command) -> String {
+    match cmd.output() {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => format!("cannot run: {e}"),
+    }
+}
+
+/// The tree listing of `dir` (uid/gid columns masked unless this runs as root: a non-root writer
+/// cannot give files away).
+fn tree(dir: &Path, root_user: bool) -> String {
+    let out = sh(Command::new("python3")
+        .arg(root().join("tests/oracle/files-tree.py"))
+        .arg(dir));
+    if root_user {
+        return out;
+    }
+    mask_owners(&out)
+}
+
+fn mask_owners(t: &str) -> String {
+    t.lines()
+        .map(|l| {
+            let mut f: Vec<&str> = l.splitn(8, ' ').collect();
+            if f.len() == 8 {
+                f[2] = "-";
+                f[3] = "-";
+            }
+            f.join(" ") + "\n"
+        })
+        .collect()
+}
+
+fn is_root() -> bool {
+    sh(Command::new("id").arg("-u")).trim() == "0"
+}
+
+/// A profile (the CI machine's: Debian's users and groups, as where the corpus was recorded) whose
+/// `files_root` is `root`, and whose `remote_files` serve the same tree as `127.0.0.1` (its key not
+/// trusted yet when the case has a file `untrusted-key`; admitting what the recorded server admitted:
+/// the case's `served` directory, or the paths its file `admit` lists) and have nothing answering on
+/// `127.0.0.1:5310` and `127.0.0.3`.
+fn profile(root_dir: &Path, at: &Path, case: &Path) {
+    let name = case
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let admit: Vec<String> = std::fs::read_to_string(case.join("admit"))
+        .unwrap_or_else(|_| "served".into())
+        .split_whitespace()
+        .map(|p| format!("/srv/cfsim-remote/{name}/{p}"))
+        .collect();
+    let untrusted = case.join("untrusted-key").is_file();
+    let base =
+        std::fs::read_to_string(root().join("policies/hosts/ci-machine.json")).unwrap_or_default();
+    let mut v: serde_json::Value = serde_json::from_str(&base).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("files");
+        m.insert(
+            "files_root".into(),
+            serde_json::Value::String(root_dir.display().to_string()),
+        );
+        let root = root_dir.display().to_string();
+        let server = serde_json::json!({ "root": root, "trusted": !untrusted, "admit": admit });
+        m.insert(
+            "remote_files".into(),
+            serde_json::json!({
+                "127.0.0.1": server,
+                "127.0.0.1:5310": { "unreachable": true },
+                "127.0.0.3": { "unreachable": true },
+            }),
+        );
+    }
+    let _ = std::fs::write(at, v.to_string());
+}
+
+/// Runs cfsim on the case with `flags` against the scratch root; returns (stdout, tree after).
+fn run(
+    case: &Path,
+    name: &str,
+    scratch: &Path,
+    flags: &[&str],
+    root_user: bool,
+) -> (String, PathBuf) {
+    let sibling = |ext: &str| PathBuf::from(format!("{}-{ext}", scratch.display()));
+    let prof = sibling("profile.json");
+    profile(scratch, &prof, case);
+    let out_dir = sibling("out");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(case)
+        .arg("agent")
+        .arg("-K")
+        .args(flags)
+        .args(["-f", "./policy.cf", "--host"])
+        .arg(&prof)
+        .arg("--write-root")
+        .arg(&out_dir)
+        .output();
+    let stdout = match o {
+        Ok(o) => {
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+        }
+        Err(e) => format!("cannot run cfsim: {e}"),
+    };
+    // the state after: a copy of the scratch tree with the written changes and removals applied
+    let after = sibling("after");
+    let _ = std::fs::remove_dir_all(&after);
+    let _ = Command::new("cp")
+        .arg("-a")
+        .arg(scratch)
+        .arg(&after)
+        .status();
+    // removed paths first (a path whose type changed is listed too), then the written state;
+    // --remove-destination: a path that was a symbolic link and is now a file is replaced, not
+    // written through
+    let removed = std::fs::read_to_string(out_dir.join(".cfsim-removed")).unwrap_or_default();
+    for r in removed.lines() {
+        let p = after.join(r.trim_start_matches('/'));
+        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+    }
+    let _ = Command::new("cp")
+        .arg("-a")
+        .arg("--remove-destination")
+        .arg(format!("{}/.", out_dir.display()))
+        .arg(&after)
+        .status();
+    let _ = std::fs::remove_file(after.join(".cfsim-removed"));
+    let _ = (name, root_user);
+    (stdout, after)
+}
+
+/// A fresh scratch root for `case` in `tmp`: `tmp/<n>/srv/cfsim-remote/<NAME>` set up by its script.
+fn setup(case: &Path, name: &str, tmp: &Path, n: usize) -> PathBuf {
+    let r = tmp.join(format!("r{n}"));
+    let _ = std::fs::remove_dir_all(&r);
+    let d = r.join("srv/cfsim-remote").join(name);
+    let _ = std::fs::create_dir_all(&d);
+    let _ = Command::new("sh")
+        .arg(case.join("setup.sh"))
+        .current_dir(&d)
+        .status();
+    r
+}
+
+fn expected(case: &Path, f: &str, root_user: bool) -> Option<String> {
+    let t = std::fs::read_to_string(case.join("expected").join(f)).ok()?;
+    if f.starts_with("tree") && !root_user {
+        return Some(mask_owners(&t));
+    }
+    Some(t)
+}
+
+/// What one case gave: per mode, identical or a diff; and whether its scratch tree changed.
+struct CaseResult {
+    name: String,
+    modes: Vec<(&'static str, Option<String>)>,
+    touched: bool,
+}
+
+/// Runs every mode of one case in scratch directory number `i`.
+fn run_case(case: &Path, tmp: &Path, i: usize, root_user: bool) -> CaseResult {
+    let name = case
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let sub = |r: &Path| r.join("srv/cfsim-remote").join(&name);
+    let mut modes = Vec::new();
+    let mut check = |mode: &'static str, got: String| {
+        let file = match mode {
+            "tree" | "tree2" => mode.to_string(),
+            other => format!("{other}.out"),
+        };
+        let Some(want) = expected(case, &file, root_user) else {
+            return;
+        };
+        if want == got {
+            modes.push((mode, None));
+        } else {
+            modes.push((
+                mode,
+                Some(format!(
+                    "--- {name} {mode}\n{}",
+                    similar::TextDiff::from_lines(&want, &got)
+                        .unified_diff()
+                        .header("recorded", "cfsim")
+                )),
+            ));
+        }
+    };
+    // -I, its tree, then the second run on what it left
+    let r = setup(case, &name, tmp, i);
+    let before = tree(&sub(&r), true);
+    let (out, after) = run(case, &name, &r, &["-I"], root_user);
+    let touched = tree(&sub(&r), true) != before;
+    check("I", normalise(&out));
+    check("tree", normalise(&tree(&sub(&after), root_user)));
+    let (out2, after2) = run(case, &name, &after, &["-I"], root_user);
+    check("I2", normalise(&out2));
+    check("tree2", normalise(&tree(&sub(&after2), root_user)));
+    for (mode, flags) in [
+        ("n", &["-n"][..]),
+        ("default", &[][..]),
+        ("diff", &["-I", "--simulate=diff"][..]),
+        ("manifest", &["-I", "--simulate=manifest"][..]),
+        ("manifest-full", &["-I", "--simulate=manifest-full"][..]),
+    ] {
+        let r = setup(case, &name, tmp, i);
+        let (out, _) = run(case, &name, &r, flags, root_user);
+        check(mode, normalise(&out));
+    }
+    let _ = std::fs::remove_dir_all(tmp.join(format!("r{i}")));
+    CaseResult {
+        name,
+        modes,
+        touched,
+    }
+}
+
+#[test]
+fn remote_cases_match_the_real_agent() {
+    let cases = corpus::cases("remote");
+    if cases.is_empty() {
+        return;
+    }
+    let root_user = is_root();
+    let tmp = std::env::temp_dir().join(format!("cfsim-remote-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&tmp);
+    // the cases run on every core (each in its own scratch directories)
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(case) = cases.get(i) else {
+                    break;
+                };
+                let r = run_case(case, &tmp, i, root_user);
+                if let Ok(mut v) = results.lock() {
+                    v.push((i, r));
+                }
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&tmp);
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(i, _)| *i);
+    let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut touched = Vec::new();
+    for (_, r) in &results {
+        for (mode, diff) in &r.modes {
+            match diff {
+                None => *ok.entry(mode).or_default() += 1,
+                Some(d) => println!("{d}"),
+            }
+        }
+        if r.touched {
+            touched.push(r.name.clone());
+        }
+    }
+    let mut short = Vec::new();
+    for (mode, floor) in FLOORS {
+        let n = ok.get(mode).copied().unwrap_or(0);
+        println!("remote corpus: {mode}: {n}/{} cases identical", cases.len());
+        if n < *floor {
+            short.push(format!("{mode}: {n} < {floor}"));
+        }
+    }
+    assert!(touched.is_empty(), "the scratch tree changed: {touched:?}");
+    if !corpus::narrowed("remote") {
+        assert!(short.is_empty(), "below the floors: {short:?}");
+    }
+}
+
+/// A server the profile's `remote_files` does not describe: each such copy is reported as not
+/// simulated (a warning naming the server, the port and the profile field), with no outcome and no
+/// classes, and counted as not simulated in the result JSON.
+#[test]
+fn a_server_without_remote_files_is_not_simulated() {
+    let case = root().join("policies/remote/remote-new-file");
+    let tmp = std::env::temp_dir().join(format!("cfsim-remote-ns-{}", std::process::id()));
+    let r = setup(&case, "remote-new-file", &tmp, 0);
+    let prof = tmp.join("profile.json");
+    profile(&r, &prof, &case);
+    // the same profile without remote_files
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("remote_files");
+    std::fs::write(&prof, v.to_string()).unwrap();
+    let result = tmp.join("result.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&case)
+        .args(["agent", "-K", "-I", "-f", "./policy.cf", "--host"])
+        .arg(&prof)
+        .arg("--result-json")
+        .arg(&result)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    let d = "/srv/cfsim-remote/remote-new-file";
+    assert_eq!(
+        out,
+        format!(
+            " warning: cfsim: copy_from '{d}/served/a.txt' from server '127.0.0.1' (port 5309) is not simulated: the host profile's remote_files has no entry '127.0.0.1' or '127.0.0.1:5309'\n \
+             warning: cfsim: copy_from '{d}/served/b.txt' from server '127.0.0.1' (port 5309) is not simulated: the host profile's remote_files has no entry '127.0.0.1' or '127.0.0.1:5309'\n\
+             R: CLASSES: \n"
+        )
+    );
+    assert!(o.status.success());
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    assert_eq!(j["summary"]["not_simulated"], 2);
+    let files: Vec<&serde_json::Value> = j["promises"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["promise_type"] == "files")
+        .collect();
+    assert_eq!(files.len(), 2);
+    for p in files {
+        assert_eq!(p["outcome"], "not_simulated", "{p}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A served tree is a jail: a link out of it or a path with `..` reads inside it, never this
+/// machine's files.
+#[test]
+fn a_served_tree_is_a_jail() {
+    let tmp = std::env::temp_dir().join(format!("cfsim-remote-jail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let hub = tmp.join("hub-root/srv");
+    std::fs::create_dir_all(&hub).unwrap();
+    std::fs::create_dir_all(tmp.join("root")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", hub.join("evil")).unwrap();
+    std::fs::write(
+        tmp.join("p.json"),
+        r#"{"hostname": "h", "cpus": 1, "time": "2026-01-01T00:00:00Z",
+            "os": {"arch": "x86_64", "kernel_release": "6", "kernel_version": "v", "release_id": "debian", "version": "12"},
+            "files_root": "root", "remote_files": {"hub": "hub-root"}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("p.cf"),
+        "body common control { bundlesequence => { \"j\" }; }\n\
+         bundle agent j\n{\n  files:\n    \"/a\" copy_from => h(\"/srv/evil\");\n    \"/b\" copy_from => h(\"/srv/../../../etc/hostname\");\n}\n\
+         body copy_from h(f) { source => \"$(f)\"; servers => { \"hub\" }; }\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(&tmp)
+        .args([
+            "agent",
+            "-K",
+            "-I",
+            "-f",
+            "./p.cf",
+            "--host",
+            "p.json",
+            "--write-root",
+        ])
+        .arg(tmp.join("out"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        out,
+        "   error: Can't stat file '/srv/evil' on 'hub' in files.copy_from promise\n   \
+         error: Errors encountered when actuating files promise '/a'\n   \
+         error: Can't stat file '/srv/../../../etc/hostname' on 'hub' in files.copy_from promise\n   \
+         error: Errors encountered when actuating files promise '/b'\n"
+    );
+    assert!(!tmp.join("out/a").exists() && !tmp.join("out/b").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
