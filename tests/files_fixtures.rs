@@ -29,7 +29,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("diff", 173),
     ("manifest", 174),
     ("manifest-full", 174),
-    ("verbose", 0),
+    ("verbose", 75),
 ];
 
 /// The recorder's normalisation (`tests/oracle/record-files.sh --normalise`): the simulate chroot's
