@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # benches/preeval.sh — issue 4's benchmark: parse and pre-evaluate the masterfiles' promises.cf with cfsim
-# and with the real cf-promises, side by side, and print the ratio (goal: cfsim at least 5x faster).
+# and with the real cf-promises, side by side, and print the ratio (issue 4: at least 5x faster; issue 15: 10x with less memory).
 # Usage: benches/preeval.sh [MASTERFILES_DIR] [RUNS] [EXTRA_FLAG]   (builds target/release/cfsim first,
 #   in CARGO_TARGET_DIR when that is set; CFSIM=/path/to/cfsim benches that binary instead, e.g. an older build)
 #   EXTRA_FLAG defaults to --show-vars (both tools also print the variables table); pass "" for a bare
@@ -64,5 +64,5 @@ for name, cmd in cmds.items():
           f"   min {min(t)*1000:7.1f} ms   peak RSS {peak_kb(cmd)/1024:5.1f} MB")
 med = statistics.median(times["cf-promises"]) / statistics.median(times["cfsim"])
 mean = statistics.mean(times["cf-promises"]) / statistics.mean(times["cfsim"])
-print(f"cfsim is {med:.2f}x faster (medians), {mean:.2f}x (means); goal: 5x")
+print(f"cfsim is {med:.2f}x faster (medians), {mean:.2f}x (means); goal (issue 15): 10x")
 PY
