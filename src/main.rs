@@ -994,6 +994,7 @@ fn main() -> ExitCode {
                     (None, None) => None,
                 },
                 brief_result: false,
+                brief_without_classes: false,
                 keep_trace: false,
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: usize::try_from(a.max_call_depth).unwrap_or(64),

@@ -49,6 +49,8 @@ pub struct Options {
     pub timeline: Option<String>,
     /// The result without variables and per-promise entries (see `eval::result::RunFacts::brief`).
     pub brief_result: bool,
+    /// With `brief_result`: without the classes either (`eval::result::RunFacts::brief_without_classes`).
+    pub brief_without_classes: bool,
     /// Limits (method nesting, iterations per promise); defaults when `None`.
     pub limits: Option<crate::eval::Limits>,
     /// Keep the full trace (call paths included) in the engine of [`run_engine`] without printing it.
@@ -257,6 +259,7 @@ pub fn simulate_policy(
             exit_code: code,
             lines: &report_lines,
             brief: o.brief_result,
+            brief_without_classes: o.brief_without_classes,
         };
         crate::eval::result::build(&e.ctx, &e.trace, &facts)
     });
