@@ -959,6 +959,8 @@ fn main() -> ExitCode {
             cli::agent::run(&cli::agent::Options {
                 // the run's lines go out as they are made (a dry run can print gigabytes)
                 stream: true,
+                // one run per process: its memory goes back at exit, not freed item by item
+                exit_after: true,
                 spill,
                 simulate,
                 start_files: None,
@@ -992,6 +994,7 @@ fn main() -> ExitCode {
                     (None, None) => None,
                 },
                 brief_result: false,
+                brief_without_classes: false,
                 keep_trace: false,
                 limits: Some(cfsim::eval::Limits {
                     max_call_depth: usize::try_from(a.max_call_depth).unwrap_or(64),

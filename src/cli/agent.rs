@@ -53,5 +53,10 @@ pub fn run(o: &Options) -> u8 {
         }
     }
     let _ = out.flush();
-    r.code
+    let code = r.code;
+    if o.exit_after {
+        // the process ends now: its memory goes back at exit
+        std::mem::forget(r);
+    }
+    code
 }

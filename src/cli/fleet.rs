@@ -60,6 +60,8 @@ pub fn run(o: &Options) -> u8 {
         bundlesequence: o.bundlesequence.clone(),
         result_json: Some(String::new()),
         brief_result: o.format == Format::Table,
+        // the table shows classes only for `--classes RE`
+        brief_without_classes: o.format == Format::Table && classes.is_none(),
         ..agent::Options::default()
     };
     // each worker evaluates whole runs: the stack of the evaluation thread of `cfsim agent`

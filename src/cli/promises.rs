@@ -57,6 +57,26 @@ fn log_error(out: &mut impl Write, msg: &str) {
 }
 
 pub fn run(opts: &Options) -> u8 {
+    let spec = opts.host.as_deref().unwrap_or("local");
+    // the host (local discovery or a profile) is read on a second thread while this one loads and
+    // checks the policy; its error, if any, is still reported after the checks' messages
+    std::thread::scope(|scope| {
+        let reader = std::thread::Builder::new()
+            .name("cfsim-host".into())
+            .spawn_scoped(scope, || crate::host::load_host(spec));
+        let host = move || match reader.map(|r| r.join()) {
+            Ok(Ok(h)) => h,
+            _ => crate::host::load_host(spec),
+        };
+        run_with(opts, host)
+    })
+}
+
+/// [`run`] with the host read by `host` (called once the policy is loaded and checked).
+fn run_with(
+    opts: &Options,
+    host: impl FnOnce() -> Result<crate::host::Host, crate::host::HostError>,
+) -> u8 {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let stderr = std::io::stderr();
@@ -86,7 +106,7 @@ pub fn run(opts: &Options) -> u8 {
     };
     // cf-promises pre-evaluates the policy (PolicyResolve rounds) before any output: the errors its
     // function calls log come first
-    let host = match crate::host::load_host(opts.host.as_deref().unwrap_or("local")) {
+    let host = match host() {
         Ok(h) => h,
         Err(e) => {
             log_error(&mut out, &e.to_string());

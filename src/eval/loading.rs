@@ -131,12 +131,35 @@ impl Engine<'_> {
         if let Some(mode) = self.opts.validation {
             let rc = self.common_control_rval("require_comments");
             let require_comments = crate::syntax::runnable::comments_required(rc.as_ref());
-            let merged = crate::syntax::runnable::Merged {
-                bundles: self.bundles.iter().map(|b| (&b.bundle, b.file)).collect(),
-                bodies: self.bodies.iter().map(|b| &b.body).collect(),
-                files: &self.files,
+            // the checks read only the loaded files (the same text for the same path: the policy's
+            // file cache) and their order, so engines of one policy that loaded the same files in the
+            // same order share one result (a fleet validates the masterfiles once, not per host)
+            let key = self.file_cache.as_ref().map(|_| super::prefetch::CheckKey {
+                paths: self.files.iter().map(|f| f.path.clone()).collect(),
+                order: st.order.clone(),
+                check_runnable: mode.check_runnable,
+                dash_b: mode.dash_b,
+                require_comments,
+            });
+            let known = match (&self.file_cache, &key) {
+                (Some(c), Some(k)) => c.checked(k),
+                _ => None,
             };
-            let errors = crate::syntax::runnable::check(&merged, mode, require_comments);
+            let errors = match known {
+                Some(errors) => errors,
+                None => {
+                    let merged = crate::syntax::runnable::Merged {
+                        bundles: self.bundles.iter().map(|b| (&b.bundle, b.file)).collect(),
+                        bodies: self.bodies.iter().map(|b| &b.body).collect(),
+                        files: &self.files,
+                    };
+                    let errors = crate::syntax::runnable::check(&merged, mode, require_comments);
+                    if let (Some(c), Some(k)) = (&self.file_cache, key) {
+                        c.keep_checked(k, &errors);
+                    }
+                    errors
+                }
+            };
             if !errors.is_empty() {
                 self.check_stderr = errors.iter().map(|e| e.render(&self.files)).collect();
                 return false;

@@ -200,6 +200,24 @@ pub const MAX_CACHED_FILES: usize = 10_000;
 #[derive(Debug, Default)]
 pub struct FileCache {
     files: Mutex<HashMap<String, Arc<super::lowered::Lowered>>>,
+    /// Results of cf-promises' whole-policy checks ([`crate::syntax::runnable::check`]) by what they
+    /// depend on (at most [`MAX_CACHED_CHECKS`]).
+    checks: Mutex<HashMap<CheckKey, Vec<crate::syntax::runnable::Error>>>,
+}
+
+/// Most results of the whole-policy checks one [`FileCache`] keeps (hosts that load other files
+/// past it are checked every time).
+pub const MAX_CACHED_CHECKS: usize = 64;
+
+/// What the whole-policy checks of a loaded policy depend on: its files (by path, in file-index
+/// order: a path's text is the one of the cache), the merge order, the mode and `require_comments`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CheckKey {
+    pub paths: Vec<String>,
+    pub order: Vec<usize>,
+    pub check_runnable: bool,
+    pub dash_b: bool,
+    pub require_comments: bool,
 }
 
 impl FileCache {
@@ -211,6 +229,20 @@ impl FileCache {
     /// Whether `path` is cached.
     pub fn contains(&self, path: &str) -> bool {
         self.files.lock().is_ok_and(|m| m.contains_key(path))
+    }
+
+    /// The whole-policy checks' result for `key`, if an engine ran them before.
+    pub fn checked(&self, key: &CheckKey) -> Option<Vec<crate::syntax::runnable::Error>> {
+        self.checks.lock().ok()?.get(key).cloned()
+    }
+
+    /// Keeps the whole-policy checks' result for `key`.
+    pub fn keep_checked(&self, key: CheckKey, errors: &[crate::syntax::runnable::Error]) {
+        if let Ok(mut m) = self.checks.lock() {
+            if m.len() < MAX_CACHED_CHECKS {
+                m.entry(key).or_insert_with(|| errors.to_vec());
+            }
+        }
     }
 
     /// Keeps a file that loaded without error.

@@ -22,6 +22,9 @@ pub struct RunFacts<'a> {
     /// Leave out `variables` and the per-promise list (`cfsim fleet`'s table needs only the summary and
     /// the classes); the document then has `"variables": null, "promises": null`.
     pub brief: bool,
+    /// With `brief`: leave out the classes too (`"classes": null`), for a table that shows none
+    /// (`cfsim fleet` without `--classes`): building their list was a tenth of an hENC demo node.
+    pub brief_without_classes: bool,
 }
 
 /// Per-promise tally of the trace events of one promise (one `file:line` in one bundle).
@@ -177,11 +180,16 @@ fn tags(t: &str) -> Vec<&str> {
 
 /// Builds the result document.
 pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json {
-    let classes: Vec<Json> = ctx
-        .global_class_rows()
-        .into_iter()
-        .map(|(name, t)| json!({"name": name, "tags": tags(&t)}))
-        .collect();
+    let classes: Json = if facts.brief && facts.brief_without_classes {
+        Json::Null
+    } else {
+        Json::Array(
+            ctx.global_class_rows()
+                .into_iter()
+                .map(|(name, t)| json!({"name": name, "tags": tags(&t)}))
+                .collect(),
+        )
+    };
     let tallies = if facts.brief {
         outcome_counts(trace)
     } else {

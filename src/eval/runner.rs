@@ -331,12 +331,14 @@ impl Engine<'_> {
         if self.stage == "prelim" {
             // stage 7 reports a quoted class guard with blank-separated names once and goes on
             // (recorded: guards/whitespace_in_guard)
-            use crate::expr::classexpr::{parse, ClassExprError};
+            // (parsed through the per-thread cache: stage 7 sees every guard of the policy, the same
+            // texts for every host)
+            use crate::expr::classexpr::{parse_cached, ClassExprError};
             let guard = match &p.var_guard {
                 Some(g) if !g.value.contains('$') => g.value.as_str(),
                 _ => p.guard.expr.as_str(),
             };
-            if let Err(e @ ClassExprError::Whitespace(_)) = parse(guard) {
+            if let Err(e @ ClassExprError::Whitespace(_)) = parse_cached(guard) {
                 self.log(LogLevel::Error, &e.to_string());
                 return;
             }

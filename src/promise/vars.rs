@@ -250,7 +250,11 @@ fn verify(
     if let Some(m) = crate::eval::Engine::constraint(p, "meta") {
         tags.extend(e.list_of(m));
     }
-    if e.opts.trace && e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value) {
+    // (a trace that only counts outcomes never reads `vars_set`)
+    if e.opts.trace
+        && !e.opts.trace_counts_only
+        && e.ctx.vars.get(&key).map(|v| &v.value) != Some(&value)
+    {
         e.cur.vars_set.push(qualified_name(&key));
     }
     // the comment shown is the one of the promise that set the value last (none if it has none)

@@ -49,6 +49,8 @@ pub struct Options {
     pub timeline: Option<String>,
     /// The result without variables and per-promise entries (see `eval::result::RunFacts::brief`).
     pub brief_result: bool,
+    /// With `brief_result`: without the classes either (`eval::result::RunFacts::brief_without_classes`).
+    pub brief_without_classes: bool,
     /// Limits (method nesting, iterations per promise); defaults when `None`.
     pub limits: Option<crate::eval::Limits>,
     /// Keep the full trace (call paths included) in the engine of [`run_engine`] without printing it.
@@ -66,6 +68,10 @@ pub struct Options {
     /// Print the run's lines to standard output as they are made instead of returning them in
     /// [`RunResult::stdout`] (which then holds only what follows the run: tables, traces, reports).
     pub stream: bool,
+    /// The process ends after this run (`cfsim agent`): the engine, the policy and the host are left
+    /// to the exit instead of being freed item by item (a tenth of a small run). Never set it in a
+    /// process that runs more than once (fleet, tests): the memory would only come back at exit.
+    pub exit_after: bool,
 }
 
 /// What cfsim prints when the agent's validation fails at run time: the agent's own line, then why the
@@ -142,9 +148,10 @@ pub fn on_eval_thread<T: Send>(
     })
 }
 
-/// [`simulate`] on the current thread.
+/// [`simulate`] on the current thread (the host is read on a second one while the policy loads).
 fn simulate_here(o: &Options) -> RunResult {
-    let host = match crate::host::load_host(&o.host) {
+    let (host, policy) = host_and_policy(o);
+    let host = match host {
         Ok(h) => h,
         Err(e) => {
             return RunResult {
@@ -154,11 +161,40 @@ fn simulate_here(o: &Options) -> RunResult {
             }
         }
     };
-    let policy = match load_for_agent(&o.file) {
+    let policy = match policy {
         Ok(p) => p,
         Err(r) => return *r,
     };
-    simulate_policy(&policy, &host, o)
+    let r = simulate_policy(&policy, &host, o);
+    if o.exit_after {
+        std::mem::forget(policy);
+        std::mem::forget(host);
+    }
+    r
+}
+
+/// The run's host and policy, read at the same time: the host (local discovery or a profile) on a
+/// second thread while this one loads and checks the policy; one after the other when no thread can
+/// be started. Both are read in full either way, so the outcome (and which error is reported first,
+/// the host's) is the same.
+#[allow(clippy::type_complexity)]
+fn host_and_policy(
+    o: &Options,
+) -> (
+    Result<crate::host::Host, crate::host::HostError>,
+    Result<crate::sim::Policy, Box<RunResult>>,
+) {
+    std::thread::scope(|scope| {
+        let reader = std::thread::Builder::new()
+            .name("cfsim-host".into())
+            .spawn_scoped(scope, || crate::host::load_host(&o.host));
+        let policy = load_for_agent(&o.file);
+        let host = match reader.map(|r| r.join()) {
+            Ok(Ok(h)) => h,
+            _ => crate::host::load_host(&o.host),
+        };
+        (host, policy)
+    })
 }
 
 /// Loads the policy of an agent run; `Err` is what `cfsim agent` prints: cf-promises' messages, and for
@@ -223,6 +259,7 @@ pub fn simulate_policy(
             exit_code: code,
             lines: &report_lines,
             brief: o.brief_result,
+            brief_without_classes: o.brief_without_classes,
         };
         crate::eval::result::build(&e.ctx, &e.trace, &facts)
     });
@@ -302,7 +339,7 @@ pub fn simulate_policy(
             );
         }
     }
-    RunResult {
+    let r = RunResult {
         stdout,
         code,
         trace_json: o.trace_file.as_ref().map(|_| trace::render_json(&e.trace)),
@@ -313,7 +350,11 @@ pub fn simulate_policy(
         // moved, not copied: the engine ends here
         vfs: Some(std::mem::take(&mut e.host.vfs)),
         packages: Some(e.host.packages.clone()),
+    };
+    if o.exit_after {
+        std::mem::forget(e);
     }
+    r
 }
 
 /// A usage error (exit 2) before the run starts.

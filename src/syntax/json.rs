@@ -43,6 +43,9 @@ pub fn policies_to_json_text(files: &[(&Policy, &LineIndex)]) -> String {
     w.out
 }
 
+/// Blanks for [`W::nl`]'s indentation.
+const BLANKS: &str = "                                                                ";
+
 /// Text writer with cf-promises' indentation.
 struct W {
     out: String,
@@ -52,8 +55,12 @@ struct W {
 impl W {
     fn nl(&mut self) {
         self.out.push('\n');
-        for _ in 0..(4 + 2 * self.depth) {
-            self.out.push(' ');
+        // the indentation in slices of blanks rather than one push per blank
+        let mut n = 4 + 2 * self.depth;
+        while n > 0 {
+            let k = n.min(BLANKS.len());
+            self.out.push_str(BLANKS.get(..k).unwrap_or_default());
+            n -= k;
         }
     }
 
@@ -103,6 +110,12 @@ impl W {
     /// A JSON string.
     fn str(&mut self, s: &str) {
         self.out.push('"');
+        // most strings need no escape: copied whole
+        if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+            self.out.push_str(s);
+            self.out.push('"');
+            return;
+        }
         for c in s.chars() {
             match c {
                 '"' => self.out.push_str("\\\""),
