@@ -216,7 +216,7 @@ pub fn datastate_json(ctx: &CallCtx<'_>) -> Option<Json> {
         if lval.contains('[') || total > budget {
             return;
         }
-        total = total.saturating_add(value_count(value, budget - total + 1));
+        total = total.saturating_add(value_count(value, (budget - total).saturating_add(1)));
         if total > budget {
             return;
         }
