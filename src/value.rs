@@ -32,6 +32,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// How many values this holds (a scalar 1, a list its length, a data container its JSON nodes),
+    /// counting no further than just past `stop`: the value limits and table copies ask whether a
+    /// value fits without walking all of it.
+    pub fn count_values(&self, stop: usize) -> usize {
+        match self {
+            Value::Data(d) => json_nodes(d, stop),
+            Value::List(_, items) => items.len(),
+            _ => 1,
+        }
+    }
+
     /// A string scalar.
     pub fn str(s: impl Into<String>) -> Value {
         Value::Scalar(ScalarKind::String, s.into())
@@ -179,6 +190,24 @@ fn split_suffix(t: &str) -> (&str, i64, bool) {
 /// Parses a JSON number text as f64 (works with and without serde_json's arbitrary precision).
 pub fn json_number_f64(n: &serde_json::Number) -> Option<f64> {
     n.as_f64().or_else(|| n.to_string().parse().ok())
+}
+
+/// The nodes of `d`, counted no further than just past `stop`.
+pub fn json_nodes(d: &serde_json::Value, stop: usize) -> usize {
+    let mut n = 0usize;
+    let mut todo = vec![d];
+    while let Some(v) = todo.pop() {
+        n += 1;
+        if n > stop {
+            break;
+        }
+        match v {
+            serde_json::Value::Array(a) => todo.extend(a.iter()),
+            serde_json::Value::Object(o) => todo.extend(o.values()),
+            _ => {}
+        }
+    }
+    n
 }
 
 #[cfg(test)]

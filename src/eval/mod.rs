@@ -79,7 +79,9 @@ impl Limits {
                     self.max_value_bytes
                 ))
             }
-            Value::Data(d) if json_values(d, self.max_list_length + 1) > self.max_list_length => {
+            Value::Data(d)
+                if crate::value::json_nodes(d, self.max_list_length + 1) > self.max_list_length =>
+            {
                 Some(format!(
                     "holds more than {} values (--max-list-length)",
                     self.max_list_length
@@ -88,24 +90,6 @@ impl Limits {
             _ => None,
         }
     }
-}
-
-/// Values (nodes) of a JSON document, counting stops past `stop`.
-fn json_values(d: &serde_json::Value, stop: usize) -> usize {
-    let mut n = 0;
-    let mut todo = vec![d];
-    while let Some(v) = todo.pop() {
-        n += 1;
-        if n > stop {
-            break;
-        }
-        match v {
-            serde_json::Value::Array(a) => todo.extend(a.iter()),
-            serde_json::Value::Object(o) => todo.extend(o.values()),
-            _ => {}
-        }
-    }
-    n
 }
 
 impl Default for Limits {

@@ -216,7 +216,7 @@ pub fn datastate_json(ctx: &CallCtx<'_>) -> Option<Json> {
         if lval.contains('[') || total > budget {
             return;
         }
-        total = total.saturating_add(value_count(value, (budget - total).saturating_add(1)));
+        total = total.saturating_add(value.count_values((budget - total).saturating_add(1)));
         if total > budget {
             return;
         }
@@ -237,31 +237,6 @@ pub fn datastate_json(ctx: &CallCtx<'_>) -> Option<Json> {
     top.insert("classes".into(), Json::Object(classes));
     top.insert("vars".into(), Json::Object(vars));
     Some(Json::Object(top))
-}
-
-/// How many values `v` holds (a scalar 1, a list its length, a container its nodes), counting no
-/// further than `stop`.
-fn value_count(v: &Value, stop: usize) -> usize {
-    match v {
-        Value::Data(d) => {
-            let mut n = 0usize;
-            let mut todo = vec![d];
-            while let Some(j) = todo.pop() {
-                n += 1;
-                if n > stop {
-                    break;
-                }
-                match j {
-                    Json::Array(a) => todo.extend(a.iter()),
-                    Json::Object(o) => todo.extend(o.values()),
-                    _ => {}
-                }
-            }
-            n
-        }
-        Value::List(_, items) => items.len(),
-        _ => 1,
-    }
 }
 
 /// The failure of a table copy past the value limit (an error line; the run's exit code says a
