@@ -32,9 +32,9 @@ const VARIANTS: &[(&str, Option<&str>, Option<&str>)] = &[
     ("verbose", Some("-v"), Some("verbose")),
 ];
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::root;
 
 fn policies_in(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -62,26 +62,6 @@ fn header_args(text: &str, prefix: &str) -> Vec<String> {
 
 fn is_exec(text: &str) -> bool {
     text.lines().any(|l| l.trim() == "# cfsim: --exec")
-}
-
-fn filter_table(kind: &str, dir: &str, raw: &[u8]) -> String {
-    use std::io::Write;
-    let script = root().join("tests/oracle/eval-filter.sh");
-    let mut child = Command::new("bash")
-        .arg(script)
-        .arg(kind)
-        .arg(dir)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // write from another thread: a table bigger than the pipe buffer would block both sides
-    let mut stdin = child.stdin.take().unwrap();
-    let data = raw.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&data));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Runs `cfsim agent -K -f ./NAME.cf ARGS` from the policy's directory.
@@ -160,7 +140,7 @@ fn eval_corpus_conformance() {
                 }
             };
             let got = match table {
-                Some(kind) => filter_table(kind, &dir_s, &raw),
+                Some(kind) => corpus::eval_filter(kind, &dir_s, &raw),
                 None => String::from_utf8_lossy(&raw).replace(&dir_s, "$DIR"),
             };
             let exit_ok = *suffix != "out"
@@ -274,7 +254,7 @@ fn check_not_simulated(p: &Path, text: &str) -> Result<usize, String> {
             }
         }
         let got = match table {
-            Some(kind) => filter_table(kind, &dir_s, &raw),
+            Some(kind) => corpus::eval_filter(kind, &dir_s, &raw),
             None => String::from_utf8_lossy(&raw).replace(&dir_s, "$DIR"),
         };
         if table.is_none() {
