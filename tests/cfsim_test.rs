@@ -574,3 +574,62 @@ fn package_expectations() {
         "{text}"
     );
 }
+
+/// `services:` and `users:` expectations read the service inventory and the accounts the run left; a
+/// wrong one names the service or user, the part that differs and both values.
+#[test]
+fn service_and_user_expectations() {
+    let ok = cfsim_test(&["tests/specs_services/site.cfsim.yaml"]);
+    assert_eq!(ok.status.code(), Some(0), "{}{}", out(&ok), err(&ok));
+    assert!(out(&ok).contains("1 passed, 0 failed"), "{}", out(&ok));
+    let dir = std::env::temp_dir().join(format!("cfsim-svc-spec-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let site = root().join("tests/specs_services");
+    let write = |name: &str, expect: &str| {
+        let spec = dir.join(name);
+        std::fs::write(
+            &spec,
+            format!(
+                "policy: {0}/site.cf\nhosts: [{0}/web1.json]\ntests:\n  - name: wrong\n    expect:\n{expect}",
+                site.display()
+            ),
+        )
+        .unwrap();
+        spec
+    };
+    let cases: &[(&str, &str)] = &[
+        ("      services:\n        nginx: stopped\n", "service 'nginx'\n       - expected: stopped\n       + actual:   running"),
+        ("      services:\n        telnetd: enabled\n", "service 'telnetd'\n       - expected: enabled\n       + actual:   disabled"),
+        ("      services:\n        mysql: running\n", "service 'mysql'\n       - expected: a known service\n       + actual:   not in the host's services inventory"),
+        ("      users:\n        games: present\n", "user 'games': existence\n       - expected: present\n       + actual:   absent"),
+        ("      users:\n        deploy: { uid: 1501 }\n", "user 'deploy': uid\n       - expected: 1501\n       + actual:   1500"),
+        ("      users:\n        deploy: { group: sudo }\n", "user 'deploy': primary group\n       - expected: sudo\n       + actual:   users (100)"),
+        ("      users:\n        deploy: { groups: [sudo] }\n", "user 'deploy': secondary groups\n       - expected: [\"sudo\"]\n       + actual:   [\"sudo\", \"www-data\"]"),
+        ("      users:\n        proxy: { locked: false }\n", "user 'proxy': lock\n       - expected: not locked\n       + actual:   locked"),
+        ("      users:\n        nosuch: { shell: /bin/sh }\n", "user 'nosuch': missing\n       - expected: present\n       + actual:   absent"),
+    ];
+    for (i, (expect, want)) in cases.iter().enumerate() {
+        let spec = write(&format!("wrong{i}.cfsim.yaml"), expect);
+        let bad = cfsim_test(&[spec.to_str().unwrap()]);
+        assert_eq!(bad.status.code(), Some(1), "{expect}: {}", out(&bad));
+        assert!(
+            out(&bad).contains(want),
+            "{expect}: want {want:?} in\n{}",
+            out(&bad)
+        );
+    }
+    // a malformed expectation is an invalid spec (exit 2) naming the line
+    let spec = write(
+        "invalid.cfsim.yaml",
+        "      services:\n        nginx: sideways\n",
+    );
+    let inv = cfsim_test(&[spec.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(inv.status.code(), Some(2), "{}", out(&inv));
+    assert!(
+        err(&inv).contains("invalid.cfsim.yaml:7:")
+            && err(&inv).contains("use running, stopped, enabled, disabled"),
+        "{}",
+        err(&inv)
+    );
+}

@@ -97,6 +97,10 @@ pub struct RunResult {
     pub vfs: Option<crate::host::vfs::Vfs>,
     /// The package database as the run left it.
     pub packages: Option<crate::host::packages::PackageState>,
+    /// The service inventory as the run left it (`None` when the profile has none).
+    pub services: Option<crate::host::services::Inventory>,
+    /// The local users and groups as the run left them.
+    pub accounts: Option<crate::host::users::UserDb>,
 }
 
 /// The output and exit code of a policy that could not be loaded or pre-evaluated.
@@ -350,6 +354,8 @@ pub fn simulate_policy(
         // moved, not copied: the engine ends here
         vfs: Some(std::mem::take(&mut e.host.vfs)),
         packages: Some(e.host.packages.clone()),
+        services: e.host.services.borrow().clone(),
+        accounts: Some(e.host.accounts.clone()),
     };
     if o.exit_after {
         std::mem::forget(e);

@@ -181,7 +181,7 @@ fn check(e: &Expect, r: &Json) -> Option<(String, String, String)> {
             }
         }
         // checked against the run's file system by `check_file`
-        Expect::File(..) | Expect::Package(..) => None,
+        Expect::File(..) | Expect::Package(..) | Expect::Service(..) | Expect::User(..) => None,
         Expect::Var(name, want) => {
             let key = full_name(name);
             let var = r["variables"]
@@ -264,6 +264,112 @@ fn check_package(
         version => found.iter().any(|p| p.version == version),
     };
     (!ok).then(|| (format!("package '{name}'"), want.to_string(), actual))
+}
+
+/// Checks a service expectation against the service inventory the run left.
+fn check_service(
+    name: &str,
+    want: &super::spec::ServiceExpect,
+    inv: Option<&crate::host::services::Inventory>,
+) -> Option<(String, String, String)> {
+    let what = format!("service '{name}'");
+    let Some(s) = inv.and_then(|i| i.get(name)) else {
+        let why = if inv.is_none() {
+            "the host profile has no services inventory"
+        } else {
+            "not in the host's services inventory"
+        };
+        return Some((what, "a known service".into(), why.into()));
+    };
+    let word = |b: bool, yes: &str, no: &str| if b { yes } else { no }.to_string();
+    if let Some(r) = want.running {
+        if r != s.running {
+            let w = |b| word(b, "running", "stopped");
+            return Some((what, w(r), w(s.running)));
+        }
+    }
+    if let Some(e) = want.enabled {
+        if e != s.enabled {
+            let w = |b| word(b, "enabled", "disabled");
+            return Some((what, w(e), w(s.enabled)));
+        }
+    }
+    None
+}
+
+/// Checks a user expectation against the local accounts the run left.
+fn check_user(
+    name: &str,
+    want: &super::spec::UserExpect,
+    db: &crate::host::users::UserDb,
+) -> Option<(String, String, String)> {
+    let what = |m: &str| format!("user '{name}': {m}");
+    let account = db.user(name);
+    let presence = |b: bool| if b { "present" } else { "absent" }.to_string();
+    if let Some(p) = want.present {
+        if p != account.is_some() {
+            return Some((what("existence"), presence(p), presence(account.is_some())));
+        }
+    }
+    let Some(a) = account else {
+        let asks = want.locked.is_some()
+            || want.uid.is_some()
+            || want.group.is_some()
+            || want.groups.is_some()
+            || want.home.is_some()
+            || want.shell.is_some()
+            || want.description.is_some();
+        return asks.then(|| (what("missing"), "present".into(), "absent".into()));
+    };
+    if let Some(l) = want.locked {
+        let got = db.locked(name);
+        if l != got {
+            let w = |b: bool| if b { "locked" } else { "not locked" }.to_string();
+            return Some((what("lock"), w(l), w(got)));
+        }
+    }
+    if let Some(u) = want.uid {
+        if u != a.uid {
+            return Some((what("uid"), u.to_string(), a.uid.to_string()));
+        }
+    }
+    if let Some(g) = &want.group {
+        let primary = db
+            .groups
+            .iter()
+            .find(|x| x.gid == a.gid)
+            .map(|x| x.name.clone());
+        if *g != a.gid.to_string() && Some(g) != primary.as_ref() {
+            let got = primary.map_or_else(|| a.gid.to_string(), |n| format!("{n} ({})", a.gid));
+            return Some((what("primary group"), g.clone(), got));
+        }
+    }
+    if let Some(gs) = &want.groups {
+        let mut w = gs.clone();
+        w.sort();
+        let mut got = db.secondary_of(name);
+        got.sort();
+        if w != got {
+            return Some((
+                what("secondary groups"),
+                format!("{w:?}"),
+                format!("{got:?}"),
+            ));
+        }
+    }
+    let fields = [
+        ("home", &want.home, &a.home),
+        ("shell", &want.shell, &a.shell),
+        ("description", &want.description, &a.gecos),
+    ];
+    for (k, w, got) in fields {
+        if let Some(w) = w {
+            if w != got {
+                return Some((what(k), w.clone(), got.clone()));
+            }
+        }
+    }
+    None
 }
 
 /// Checks a file expectation against the file system the run left (`vfs` over the host's files).
@@ -498,6 +604,11 @@ pub fn run_case(
         let failed = match (e, &r.vfs, &r.packages) {
             (Expect::File(path, want), Some(vfs), _) => check_file(path, want, vfs, &host),
             (Expect::Package(name, want), _, Some(db)) => check_package(name, want, db),
+            (Expect::Service(name, want), _, _) => check_service(name, want, r.services.as_ref()),
+            (Expect::User(name, want), _, _) => r
+                .accounts
+                .as_ref()
+                .and_then(|db| check_user(name, want, db)),
             _ => check(e, &result),
         };
         if let Some((message, expected, actual)) = failed {

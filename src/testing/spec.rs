@@ -52,6 +52,32 @@ pub enum Expect {
     File(String, FileExpect),
     /// A package after the run: `installed`, `absent`, or the version installed.
     Package(String, String),
+    /// A service of the profile's inventory after the run.
+    Service(String, ServiceExpect),
+    /// A local account after the run.
+    User(String, UserExpect),
+}
+
+/// What a service should be after the run (each given part is checked).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServiceExpect {
+    pub running: Option<bool>,
+    pub enabled: Option<bool>,
+}
+
+/// What a local account should be after the run (each given part is checked).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UserExpect {
+    pub present: Option<bool>,
+    pub locked: Option<bool>,
+    pub uid: Option<u32>,
+    /// Primary group, by name or gid.
+    pub group: Option<String>,
+    /// Secondary groups, exactly (order does not matter).
+    pub groups: Option<Vec<String>>,
+    pub home: Option<String>,
+    pub shell: Option<String>,
+    pub description: Option<String>,
 }
 
 /// What a file should be after the run (each given part is checked).
@@ -287,6 +313,8 @@ impl Reader<'_> {
                 "exit_code",
                 "files",
                 "packages",
+                "services",
+                "users",
             ],
         )?;
         let mut out = Vec::new();
@@ -440,6 +468,24 @@ impl Reader<'_> {
                         out.push((want.line, Expect::File(path, fe)));
                     }
                 }
+                "services" => {
+                    let Some(sm) = v.map() else {
+                        return self.err(v, "services must map service names to expectations");
+                    };
+                    for (name, want) in sm {
+                        let name = self.string(name, "a service name")?;
+                        out.push((want.line, Expect::Service(name, self.service(want)?)));
+                    }
+                }
+                "users" => {
+                    let Some(um) = v.map() else {
+                        return self.err(v, "users must map user names to expectations");
+                    };
+                    for (name, want) in um {
+                        let name = self.string(name, "a user name")?;
+                        out.push((want.line, Expect::User(name, self.user(want)?)));
+                    }
+                }
                 "exit_code" => {
                     let s = self.string(v, "exit_code")?;
                     let Ok(c) = s.parse::<u8>() else {
@@ -451,6 +497,97 @@ impl Reader<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+impl Reader<'_> {
+    /// A service expectation: `running`, `stopped`, `enabled`, `disabled`, or a map of `running` and
+    /// `enabled` booleans.
+    fn service(&self, want: &Node) -> Result<ServiceExpect, SpecError> {
+        const WORDS: &str = "running, stopped, enabled, disabled or a map (running, enabled)";
+        match &want.kind {
+            Kind::Scalar(s) => {
+                let mut e = ServiceExpect::default();
+                match s.as_str() {
+                    "running" => e.running = Some(true),
+                    "stopped" => e.running = Some(false),
+                    "enabled" => e.enabled = Some(true),
+                    "disabled" => e.enabled = Some(false),
+                    _ => return self.err(want, format!("use {WORDS}")),
+                }
+                Ok(e)
+            }
+            Kind::Map(_) => {
+                self.keys(want, "a service expectation", &["running", "enabled"])?;
+                let b = |k: &str| want.get(k).map(|n| self.boolean(n, k)).transpose();
+                Ok(ServiceExpect {
+                    running: b("running")?,
+                    enabled: b("enabled")?,
+                })
+            }
+            _ => self.err(want, format!("use {WORDS}")),
+        }
+    }
+
+    /// A user expectation: `present`, `absent`, `locked`, or a map of `present`, `locked`, `uid`,
+    /// `group`, `groups`, `home`, `shell`, `description`.
+    fn user(&self, want: &Node) -> Result<UserExpect, SpecError> {
+        const WORDS: &str =
+            "present, absent, locked or a map (present, locked, uid, group, groups, home, shell, description)";
+        match &want.kind {
+            Kind::Scalar(s) => {
+                let mut e = UserExpect::default();
+                match s.as_str() {
+                    "present" => e.present = Some(true),
+                    "absent" => e.present = Some(false),
+                    "locked" => {
+                        e.present = Some(true);
+                        e.locked = Some(true);
+                    }
+                    _ => return self.err(want, format!("use {WORDS}")),
+                }
+                Ok(e)
+            }
+            Kind::Map(_) => {
+                self.keys(
+                    want,
+                    "a user expectation",
+                    &[
+                        "present",
+                        "locked",
+                        "uid",
+                        "group",
+                        "groups",
+                        "home",
+                        "shell",
+                        "description",
+                    ],
+                )?;
+                let b = |k: &str| want.get(k).map(|n| self.boolean(n, k)).transpose();
+                let s = |k: &str| want.get(k).map(|n| self.string(n, k)).transpose();
+                let uid = match want.get("uid") {
+                    None => None,
+                    Some(n) => match self.string(n, "uid")?.parse::<u32>() {
+                        Ok(u) => Some(u),
+                        Err(_) => return self.err(n, "uid must be a number"),
+                    },
+                };
+                Ok(UserExpect {
+                    present: b("present")?,
+                    locked: b("locked")?,
+                    uid,
+                    group: s("group")?,
+                    groups: want
+                        .get("groups")
+                        .map(|n| self.strings(n, "groups"))
+                        .transpose()?,
+                    home: s("home")?,
+                    shell: s("shell")?,
+                    description: s("description")?,
+                })
+            }
+            _ => self.err(want, format!("use {WORDS}")),
+        }
     }
 }
 
