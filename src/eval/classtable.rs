@@ -1,18 +1,13 @@
 //! The iteration order of cf-agent 3.21's class tables and string sets, simulated. Both are libutils'
-//! `Map` with string keys: a plain array (insertion order, removal closes the gap) up to [`TINY_LIMIT`]
-//! entries, then a chained hash table of [`INITIAL_BUCKETS`] buckets (new entries at the head of their
-//! bucket; doubling when the load passes 3/4, walking the old buckets in order and pushing each entry
-//! to the head of its new bucket; halving under 0.35 while bigger than its first size). The bucket of
-//! a key is the one-at-a-time `StringHash` of its bytes (unsigned, seed 0) masked by the bucket count.
+//! `Map` ([`super::libmap`]) with string keys. The bucket of a key is the one-at-a-time `StringHash` of
+//! its bytes (unsigned, seed 0) masked by the bucket count.
 //! The class tables (the global one of hard and soft classes, one per bundle frame for its local
 //! classes) are keyed `ns:name` (`default:name` in the default namespace); the set `classesmatching()`
 //! collects its matches in is keyed by the reported name (`name` or `ns:name`). [`super::vartable`]
 //! models the variable table, which is the same `Map` with another hash.
 
-/// Entries kept as a plain array before the map turns into a hash table.
-pub const TINY_LIMIT: usize = 14;
-/// Bucket count when the hash table is created.
-pub const INITIAL_BUCKETS: usize = 128;
+use super::libmap::LibMap;
+pub use super::libmap::{INITIAL_BUCKETS, TINY_LIMIT};
 
 /// libutils' `StringHash(str, 0)`: Jenkins one-at-a-time over the unsigned bytes.
 pub fn string_hash(s: &str) -> u32 {
@@ -30,113 +25,36 @@ pub fn string_hash(s: &str) -> u32 {
 /// The simulated order of one map of string keys.
 #[derive(Debug, Clone, Default)]
 pub struct MapOrder {
-    /// Array mode: keys in insertion order. Unused once `buckets` is non-empty.
-    array: Vec<String>,
-    /// Hash mode: each bucket's `(hash, key)` entries, head last (a head insert is a push).
-    buckets: Vec<Vec<(u32, String)>>,
-    load: usize,
+    map: LibMap<String>,
 }
 
 impl MapOrder {
-    fn hashed(&self) -> bool {
-        !self.buckets.is_empty()
-    }
-
     /// Number of keys.
     pub fn len(&self) -> usize {
-        if self.hashed() {
-            self.load
-        } else {
-            self.array.len()
-        }
+        self.map.len()
     }
 
     /// Whether the map is empty.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.map.is_empty()
     }
 
     /// Inserts `key`; a key already present keeps its place (the agent replaces the value in place).
     pub fn insert(&mut self, key: &str) {
-        if !self.hashed() {
-            if self.array.iter().any(|k| k == key) {
-                return;
-            }
-            if self.array.len() < TINY_LIMIT {
-                self.array.push(key.to_string());
-                return;
-            }
-            self.buckets = vec![Vec::new(); INITIAL_BUCKETS];
-            for k in std::mem::take(&mut self.array) {
-                self.push_hashed(string_hash(&k), k);
-            }
-        }
         let h = string_hash(key);
-        let n = self.buckets.len();
-        if self
-            .buckets
-            .get(h as usize & (n - 1))
-            .is_some_and(|b| b.iter().any(|(_, k)| k == key))
-        {
-            return;
-        }
-        self.push_hashed(h, key.to_string());
-    }
-
-    fn push_hashed(&mut self, h: u32, key: String) {
-        let n = self.buckets.len();
-        if let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) {
-            b.push((h, key));
-        }
-        self.load += 1;
-        if self.load * 4 > n * 3 {
-            self.resize(n * 2);
-        }
-    }
-
-    fn resize(&mut self, size: usize) {
-        let old = std::mem::replace(&mut self.buckets, vec![Vec::new(); size]);
-        for bucket in old {
-            for (h, k) in bucket.into_iter().rev() {
-                if let Some(b) = self.buckets.get_mut(h as usize & (size - 1)) {
-                    b.push((h, k));
-                }
-            }
+        if !self.map.contains(h, |k| k == key) {
+            self.map.insert(h, key.to_string());
         }
     }
 
     /// Removes `key` if present.
     pub fn remove(&mut self, key: &str) {
-        if !self.hashed() {
-            self.array.retain(|k| k != key);
-            return;
-        }
-        let n = self.buckets.len();
-        let Some(b) = self.buckets.get_mut(string_hash(key) as usize & (n - 1)) else {
-            return;
-        };
-        let Some(i) = b.iter().position(|(_, k)| k == key) else {
-            return;
-        };
-        b.remove(i);
-        self.load -= 1;
-        // the threshold is truncated to an integer, as the agent stores it
-        if self.load < n * 35 / 100 && n > INITIAL_BUCKETS {
-            self.resize(n / 2);
-        }
+        self.map.remove(string_hash(key), |k| k == key);
     }
 
     /// Every key in the agent's iteration order.
     pub fn visit(&self, f: &mut dyn FnMut(&str)) {
-        if !self.hashed() {
-            self.array.iter().for_each(|k| f(k));
-            return;
-        }
-        for b in &self.buckets {
-            for (_, k) in b.iter().rev() {
-                f(k);
-            }
-        }
+        self.map.visit(&mut |k| f(k));
     }
 
     /// The keys in iteration order.
@@ -212,12 +130,12 @@ mod tests {
         for i in 0..200 {
             m.insert(&format!("x{i}"));
         }
-        assert_eq!(m.buckets.len(), 512);
+        assert_eq!(m.map.bucket_count(), 512);
         for i in 0..150 {
             m.remove(&format!("x{i}"));
         }
         assert_eq!(m.len(), 50);
-        assert_eq!(m.buckets.len(), 128);
+        assert_eq!(m.map.bucket_count(), 128);
         let keys = m.keys();
         assert!(keys
             .windows(2)

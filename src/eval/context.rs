@@ -138,12 +138,7 @@ impl Context {
                 }
                 let pos = v.index();
                 v.insert(VarEntry { value, tags });
-                let vars = &self.vars;
-                let hash_of = |p: usize| {
-                    vars.get_index(p)
-                        .map_or(0, |((n, s, l), _)| var_hash(n, s, l))
-                };
-                self.table.insert(h, pos, &hash_of);
+                self.table.insert(h, pos);
             }
         }
     }

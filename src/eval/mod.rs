@@ -10,6 +10,7 @@ pub mod context;
 pub mod expansion;
 pub mod fasthash;
 pub mod hostenv;
+pub mod libmap;
 pub mod loading;
 pub mod lowered;
 pub mod output;

@@ -7,10 +7,8 @@
 //! by the bucket count. Functions that walk classic arrays (`getindices`, `getvalues`, `maparray`,
 //! `mergedata` of an array…) see the variables in this order.
 
-/// Entries kept as a plain array before the table turns into a hash table.
-pub const TINY_LIMIT: usize = 14;
-/// Bucket count when the hash table is created.
-pub const INITIAL_BUCKETS: usize = 128;
+use super::libmap::LibMap;
+pub use super::libmap::{INITIAL_BUCKETS, TINY_LIMIT};
 
 /// One-at-a-time step over `bytes` (bytes are signed chars, as the agent's C code adds them).
 fn mix(mut h: u32, bytes: &[u8]) -> u32 {
@@ -69,134 +67,41 @@ fn split_indices(s: &str) -> Vec<&str> {
 /// caller: removing position `i` shifts the later ones down, as `IndexMap::shift_remove` does).
 #[derive(Debug, Clone, Default)]
 pub struct AgentTable {
-    /// Array mode: positions in insertion order. Unused once `buckets` is non-empty.
-    array: Vec<usize>,
-    /// Hash mode: each bucket's `(hash, position)` entries, head last (so a head insert is a push).
-    buckets: Vec<Vec<(u32, usize)>>,
-    load: usize,
+    map: LibMap<usize>,
 }
 
 impl AgentTable {
-    fn hashed(&self) -> bool {
-        !self.buckets.is_empty()
-    }
-
     /// Records a new entry of hash `h` (see [`var_hash`]) at map position `pos`; replacing a value keeps
     /// its place, so callers insert each key once.
-    pub fn insert(&mut self, h: u32, pos: usize, hash_of: &dyn Fn(usize) -> u32) {
-        if !self.hashed() {
-            if self.array.len() < TINY_LIMIT {
-                self.array.push(pos);
-                return;
-            }
-            self.buckets = vec![Vec::new(); INITIAL_BUCKETS];
-            for p in std::mem::take(&mut self.array) {
-                self.push_hashed(hash_of(p), p);
-            }
-        }
-        self.push_hashed(h, pos);
-    }
-
-    fn push_hashed(&mut self, h: u32, pos: usize) {
-        let n = self.buckets.len();
-        if let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) {
-            b.push((h, pos));
-        }
-        self.load += 1;
-        if self.load * 4 > n * 3 {
-            self.resize(n * 2);
-        }
-    }
-
-    fn resize(&mut self, size: usize) {
-        let old = std::mem::replace(&mut self.buckets, vec![Vec::new(); size]);
-        for bucket in old {
-            for (h, p) in bucket.into_iter().rev() {
-                if let Some(b) = self.buckets.get_mut(h as usize & (size - 1)) {
-                    b.push((h, p));
-                }
-            }
-        }
+    pub fn insert(&mut self, h: u32, pos: usize) {
+        self.map.insert(h, pos);
     }
 
     /// Forgets the entry of hash `h` at position `pos`; later positions move down by one.
     pub fn remove(&mut self, h: u32, pos: usize) {
-        let shift = |p: &mut usize| {
+        self.map.remove(h, |&p| p == pos);
+        self.map.for_each_mut(|p| {
             if *p > pos {
                 *p -= 1;
             }
-        };
-        if !self.hashed() {
-            self.array.retain(|&p| p != pos);
-            self.array.iter_mut().for_each(shift);
-            return;
-        }
-        let n = self.buckets.len();
-        let mut found = false;
-        if let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) {
-            let before = b.len();
-            b.retain(|&(_, p)| p != pos);
-            found = b.len() != before;
-        }
-        for b in &mut self.buckets {
-            for (_, p) in b.iter_mut() {
-                shift(p);
-            }
-        }
-        if !found {
-            return;
-        }
-        self.load -= 1;
-        // the threshold is truncated to an integer, as the agent stores it
-        if self.load < n * 35 / 100 && n > INITIAL_BUCKETS {
-            self.resize(n / 2);
-        }
+        });
     }
 
     /// Forgets the entries at the positions `gone` (sorted, distinct) in one pass: what as many calls
     /// of [`AgentTable::remove`] do, in linear time. Later positions move down by the number of removed
-    /// positions before them; the table halves as often as the removals one by one would make it (the
-    /// survivors' order does not depend on when a removal happens relative to a resize).
+    /// positions before them.
     pub fn remove_many(&mut self, gone: &[usize]) {
         if gone.is_empty() {
             return;
         }
-        let removed = |p: usize| gone.binary_search(&p).is_ok();
-        let remap = |p: &mut usize| *p -= gone.partition_point(|&g| g < *p);
-        if !self.hashed() {
-            self.array.retain(|&p| !removed(p));
-            self.array.iter_mut().for_each(remap);
-            return;
-        }
-        let mut found = 0;
-        for b in &mut self.buckets {
-            let before = b.len();
-            b.retain(|&(_, p)| !removed(p));
-            found += before - b.len();
-            for (_, p) in b.iter_mut() {
-                remap(p);
-            }
-        }
-        for _ in 0..found {
-            self.load -= 1;
-            let n = self.buckets.len();
-            if self.load < n * 35 / 100 && n > INITIAL_BUCKETS {
-                self.resize(n / 2);
-            }
-        }
+        self.map.remove_all(|p| gone.binary_search(p).is_ok());
+        self.map
+            .for_each_mut(|p| *p -= gone.partition_point(|&g| g < *p));
     }
 
     /// Every position in the agent's iteration order.
     pub fn visit(&self, f: &mut dyn FnMut(usize)) {
-        if !self.hashed() {
-            self.array.iter().for_each(|&p| f(p));
-            return;
-        }
-        for b in &self.buckets {
-            for &(_, p) in b.iter().rev() {
-                f(p);
-            }
-        }
+        self.map.visit(&mut |&p| f(p));
     }
 }
 
@@ -222,13 +127,13 @@ mod tests {
         let hash_of = |p: usize| h(&names[p]);
         let mut t = AgentTable::default();
         for i in 0..TINY_LIMIT {
-            t.insert(hash_of(i), i, &hash_of);
+            t.insert(hash_of(i), i);
         }
         let mut seen = Vec::new();
         t.visit(&mut |p| seen.push(p));
         assert_eq!(seen, (0..TINY_LIMIT).collect::<Vec<_>>());
         for i in TINY_LIMIT..180 {
-            t.insert(hash_of(i), i, &hash_of);
+            t.insert(hash_of(i), i);
         }
         let mut buckets = Vec::new();
         t.visit(&mut |p| buckets.push(hash_of(p) as usize & 255));
@@ -278,7 +183,7 @@ mod tests {
                 let hash_of = |p: usize| h(&names[p]);
                 let mut a = AgentTable::default();
                 for i in 0..size {
-                    a.insert(hash_of(i), i, &hash_of);
+                    a.insert(hash_of(i), i);
                 }
                 let mut b = a.clone();
                 let mut gone: Vec<usize> = (0..size).filter(|_| rnd() % 3 == 0).collect();
@@ -292,8 +197,8 @@ mod tests {
                 a.visit(&mut |p| sa.push(p));
                 b.visit(&mut |p| sb.push(p));
                 assert_eq!(sa, sb, "size {size}, removed {gone:?}");
-                assert_eq!(a.load, b.load);
-                assert_eq!(a.buckets.len(), b.buckets.len());
+                assert_eq!(a.map.len(), b.map.len());
+                assert_eq!(a.map.bucket_count(), b.map.bucket_count());
             }
         }
     }

@@ -1,0 +1,177 @@
+//! libutils' `Map` (the container of cf-agent 3.21's variable table, class tables and string sets),
+//! reduced to what decides its iteration order: a plain array (insertion order, removal closes the gap)
+//! up to [`TINY_LIMIT`] entries, then a chained hash table of [`INITIAL_BUCKETS`] buckets (new entries at
+//! the head of their bucket; doubling when the load passes 3/4, walking the old buckets in order and
+//! pushing each entry to the head of its new bucket; halving under 0.35 while bigger than its first
+//! size). The hash is the caller's: [`super::classtable`] keys strings by `StringHash`,
+//! [`super::vartable`] keys variable-map positions by the variable table's hash.
+
+/// Entries kept as a plain array before the map turns into a hash table.
+pub const TINY_LIMIT: usize = 14;
+/// Bucket count when the hash table is created.
+pub const INITIAL_BUCKETS: usize = 128;
+
+/// The simulated order of one map; entries are `(hash, item)`.
+#[derive(Debug, Clone)]
+pub struct LibMap<T> {
+    /// Array mode: entries in insertion order. Unused once `buckets` is non-empty.
+    array: Vec<(u32, T)>,
+    /// Hash mode: each bucket's entries, head last (a head insert is a push).
+    buckets: Vec<Vec<(u32, T)>>,
+    load: usize,
+}
+
+impl<T> Default for LibMap<T> {
+    fn default() -> Self {
+        LibMap {
+            array: Vec::new(),
+            buckets: Vec::new(),
+            load: 0,
+        }
+    }
+}
+
+impl<T> LibMap<T> {
+    fn hashed(&self) -> bool {
+        !self.buckets.is_empty()
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        if self.hashed() {
+            self.load
+        } else {
+            self.array.len()
+        }
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bucket count (0 in array mode).
+    pub fn bucket_count(&self) -> usize {
+        self.buckets.len()
+    }
+
+    /// Whether an entry of hash `h` satisfies `is`.
+    pub fn contains(&self, h: u32, is: impl Fn(&T) -> bool) -> bool {
+        if !self.hashed() {
+            return self.array.iter().any(|(_, t)| is(t));
+        }
+        let n = self.buckets.len();
+        self.buckets
+            .get(h as usize & (n - 1))
+            .is_some_and(|b| b.iter().any(|(_, t)| is(t)))
+    }
+
+    /// Appends an entry of hash `h` (callers check for duplicates first: the agent replaces a value in
+    /// place).
+    pub fn insert(&mut self, h: u32, item: T) {
+        if !self.hashed() {
+            if self.array.len() < TINY_LIMIT {
+                self.array.push((h, item));
+                return;
+            }
+            self.buckets = (0..INITIAL_BUCKETS).map(|_| Vec::new()).collect();
+            for (oh, o) in std::mem::take(&mut self.array) {
+                self.push_hashed(oh, o);
+            }
+        }
+        self.push_hashed(h, item);
+    }
+
+    fn push_hashed(&mut self, h: u32, item: T) {
+        let n = self.buckets.len();
+        if let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) {
+            b.push((h, item));
+        }
+        self.load += 1;
+        if self.load * 4 > n * 3 {
+            self.resize(n * 2);
+        }
+    }
+
+    fn resize(&mut self, size: usize) {
+        let old = std::mem::replace(&mut self.buckets, (0..size).map(|_| Vec::new()).collect());
+        for bucket in old {
+            for (h, t) in bucket.into_iter().rev() {
+                if let Some(b) = self.buckets.get_mut(h as usize & (size - 1)) {
+                    b.push((h, t));
+                }
+            }
+        }
+    }
+
+    /// One removal's bookkeeping in hash mode: the load drops, and the table halves under 0.35 (the
+    /// threshold truncated to an integer, as the agent stores it) while bigger than its first size.
+    fn removed_one(&mut self) {
+        self.load -= 1;
+        let n = self.buckets.len();
+        if self.load < n * 35 / 100 && n > INITIAL_BUCKETS {
+            self.resize(n / 2);
+        }
+    }
+
+    /// Removes the first entry of hash `h` satisfying `is`; returns whether one was found.
+    pub fn remove(&mut self, h: u32, is: impl Fn(&T) -> bool) -> bool {
+        if !self.hashed() {
+            let Some(i) = self.array.iter().position(|(_, t)| is(t)) else {
+                return false;
+            };
+            self.array.remove(i);
+            return true;
+        }
+        let n = self.buckets.len();
+        let Some(b) = self.buckets.get_mut(h as usize & (n - 1)) else {
+            return false;
+        };
+        let Some(i) = b.iter().position(|(_, t)| is(t)) else {
+            return false;
+        };
+        b.remove(i);
+        self.removed_one();
+        true
+    }
+
+    /// Removes every entry satisfying `gone` in one pass: what as many calls of [`LibMap::remove`] do,
+    /// in linear time (the table halves as often as the removals one by one would make it; the
+    /// survivors' order does not depend on when a removal happens relative to a resize).
+    pub fn remove_all(&mut self, gone: impl Fn(&T) -> bool) {
+        if !self.hashed() {
+            self.array.retain(|(_, t)| !gone(t));
+            return;
+        }
+        let mut found = 0;
+        for b in &mut self.buckets {
+            let before = b.len();
+            b.retain(|(_, t)| !gone(t));
+            found += before - b.len();
+        }
+        for _ in 0..found {
+            self.removed_one();
+        }
+    }
+
+    /// Changes every entry in place (not its hash).
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut T)) {
+        self.array.iter_mut().for_each(|(_, t)| f(t));
+        for b in &mut self.buckets {
+            b.iter_mut().for_each(|(_, t)| f(t));
+        }
+    }
+
+    /// Every entry in the agent's iteration order.
+    pub fn visit(&self, f: &mut dyn FnMut(&T)) {
+        if !self.hashed() {
+            self.array.iter().for_each(|(_, t)| f(t));
+            return;
+        }
+        for b in &self.buckets {
+            for (_, t) in b.iter().rev() {
+                f(t);
+            }
+        }
+    }
+}
