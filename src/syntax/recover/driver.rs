@@ -250,7 +250,17 @@ impl P<'_> {
             }
             Act::ConstraintIdError => self.error(format!("Expected attribute, got '{t}'\n")),
             Act::Constraint => {
-                if !self.skip {
+                let builtin = matches!(
+                    tables::lookup_promise_type(&self.blocktype, &self.currenttype),
+                    PromiseTypeLookup::BuiltIn(_)
+                );
+                let known = tables::promise_attr(&self.blocktype, &self.currenttype, &self.lval).is_some();
+                if !self.skip && builtin && !known {
+                    self.error(format!(
+                        "Unknown constraint '{}' in promise type '{}'",
+                        self.lval, self.currenttype
+                    ));
+                } else if !self.skip {
                     let v = std::mem::replace(&mut self.rval, V::Null);
                     match shape(&v) {
                         Some(s) => {
@@ -279,6 +289,9 @@ impl P<'_> {
                             }
                         }
                     }
+                }
+                if !self.skip {
+                    self.lval = "no lval".to_string();
                 }
                 self.rval = V::Null;
             }

@@ -122,6 +122,7 @@ impl<'a> Lexer<'a> {
         let fatal = |l: &mut Lexer<'_>, msg: &str| {
             l.pending.push((msg.to_string(), l.line_pos));
             l.pos += len;
+            l.text = text.clone();
             Some(Token {
                 kind: T_EOF,
                 ch: 0,
