@@ -322,10 +322,23 @@ impl P<'_> {
             Act::Selection => {
                 if !self.skip {
                     let v = std::mem::replace(&mut self.rval, V::Null);
-                    if let Some(s) = shape(&v) {
-                        let r = self.body_check(&self.lval.clone(), &s);
-                        let errs = self.lval_errors(&r, false);
-                        self.emit(errs);
+                    match shape(&v) {
+                        Some(s) => {
+                            let r = self.body_check(&self.lval.clone(), &s);
+                            let errs = self.lval_errors(&r, false);
+                            self.emit(errs);
+                        }
+                        None => {
+                            let typed = if self.block == Block::Promise {
+                                true
+                            } else {
+                                tables::body_attr(&self.blocktype, &self.lval)
+                                    .is_some_and(|a| !matches!(a.ty, DataType::Body | DataType::Bundle))
+                            };
+                            if typed {
+                                self.error("Attempted to give a value of type null".into());
+                            }
+                        }
                     }
                 }
                 self.rval = V::Null;
