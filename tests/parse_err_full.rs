@@ -1,6 +1,8 @@
 //! Byte-compares cfsim's full `promises -f ./F.cf` output (exit code, stderr, stdout) with every recorded
 //! `policies/parse/err/F.expected`: the follow-up messages of cf-promises' error recovery included.
 
+#![allow(clippy::unwrap_used, reason = "test code")]
+
 mod parse_support;
 
 use parse_support::{cfsim, dot_name, fixtures, preview, render_expected, run, stem, with_ext};
@@ -25,7 +27,11 @@ fn err_fixtures_full_output_is_identical() {
     let mut failures = Vec::new();
     for f in &files {
         let expected = std::fs::read(with_ext(f, "expected")).unwrap();
-        let out = run(&cfsim(), f.parent().unwrap(), &["promises", "-f", &dot_name(f)]);
+        let out = run(
+            &cfsim(),
+            f.parent().unwrap(),
+            &["promises", "-f", &dot_name(f)],
+        );
         let got = render_expected(out.code, &out.stderr, &out.stdout);
         if got == expected {
             same += 1;

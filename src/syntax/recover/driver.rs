@@ -103,7 +103,9 @@ impl P<'_> {
     fn lval_errors(&self, r: &check::CheckResult, want_lval: bool) -> Vec<(String, i64)> {
         r.errors
             .iter()
-            .filter(|e| e.severity == check::Severity::Error && (e.anchor == Anchor::LvalEnd) == want_lval)
+            .filter(|e| {
+                e.severity == check::Severity::Error && (e.anchor == Anchor::LvalEnd) == want_lval
+            })
             .map(|e| (e.message.clone(), e.column_offset))
             .collect()
     }
@@ -129,7 +131,9 @@ impl P<'_> {
         match a {
             Act::None => {}
             Act::BlockError => {
-                self.error(format!("Expected 'bundle' or 'body' keyword, wrong input '{t}'"));
+                self.error(format!(
+                    "Expected 'bundle' or 'body' keyword, wrong input '{t}'"
+                ));
                 return Err(());
             }
             Act::TypeId => self.blocktype = self.currentid.clone(),
@@ -176,7 +180,9 @@ impl P<'_> {
             }
             Act::PromiseIdError => {
                 *clear = true;
-                self.error(format!("Expected promise type identifier, wrong input '{t}'"));
+                self.error(format!(
+                    "Expected promise type identifier, wrong input '{t}'"
+                ));
                 self.skip = true;
             }
             Act::ArglistError => {
@@ -195,7 +201,9 @@ impl P<'_> {
                     self.skip = false;
                 }
             }
-            Act::BodyBeginError => self.error(format!("Expected body open '{{', wrong input '{t}'")),
+            Act::BodyBeginError => {
+                self.error(format!("Expected body open '{{', wrong input '{t}'"))
+            }
             Act::BundleStatementsError => {
                 self.skip = true;
                 self.error(format!("Expected promise type, got '{t}'"));
@@ -254,7 +262,8 @@ impl P<'_> {
                     tables::lookup_promise_type(&self.blocktype, &self.currenttype),
                     PromiseTypeLookup::BuiltIn(_)
                 );
-                let known = tables::promise_attr(&self.blocktype, &self.currenttype, &self.lval).is_some();
+                let known =
+                    tables::promise_attr(&self.blocktype, &self.currenttype, &self.lval).is_some();
                 if !self.skip && builtin && !known {
                     self.error(format!(
                         "Unknown constraint '{}' in promise type '{}'",
@@ -277,9 +286,11 @@ impl P<'_> {
                             if let PromiseTypeLookup::BuiltIn(_) =
                                 tables::lookup_promise_type(&self.blocktype, &self.currenttype)
                             {
-                                if let Some(a) =
-                                    tables::promise_attr(&self.blocktype, &self.currenttype, &self.lval)
-                                {
+                                if let Some(a) = tables::promise_attr(
+                                    &self.blocktype,
+                                    &self.currenttype,
+                                    &self.lval,
+                                ) {
                                     if a.visibility == Visibility::PromiseType
                                         && !matches!(a.ty, DataType::Body | DataType::Bundle)
                                     {
@@ -332,8 +343,9 @@ impl P<'_> {
                             let typed = if self.block == Block::Promise {
                                 true
                             } else {
-                                tables::body_attr(&self.blocktype, &self.lval)
-                                    .is_some_and(|a| !matches!(a.ty, DataType::Body | DataType::Bundle))
+                                tables::body_attr(&self.blocktype, &self.lval).is_some_and(|a| {
+                                    !matches!(a.ty, DataType::Body | DataType::Bundle)
+                                })
                             };
                             if typed {
                                 self.error("Attempted to give a value of type null".into());
@@ -404,12 +416,20 @@ impl P<'_> {
             Act::FnNakedVar => self.fn_ids.push(t),
             Act::ArgsOpen => {
                 if self.fn_ids.len() >= MAX_FN_NESTING {
-                    let near: String = t.strip_prefix('"').filter(|s| !s.is_empty()).unwrap_or(&t).chars().take(20).collect();
+                    let near: String = t
+                        .strip_prefix('"')
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or(&t)
+                        .chars()
+                        .take(20)
+                        .collect();
                     self.msgs.push(Msg {
                         line: self.lex.line_no,
                         col: self.lex.line_pos,
                         current_line: None,
-                        text: format!("Nesting of functions is deeper than recommended, near token '{near}'"),
+                        text: format!(
+                            "Nesting of functions is deeper than recommended, near token '{near}'"
+                        ),
                         fatal: true,
                         offset: self.lex.pos,
                     });
@@ -500,7 +520,12 @@ pub fn run(tables: &Tables, src: &[u8]) -> Result<Vec<Msg>, Unmodelled> {
         }
         let action = match action {
             Some(a) => Some(a),
-            None => tables.default.get(state).copied().flatten().map(Action::Reduce),
+            None => tables
+                .default
+                .get(state)
+                .copied()
+                .flatten()
+                .map(Action::Reduce),
         };
         match action {
             Some(Action::Accept) => break,

@@ -86,8 +86,8 @@ fn build() -> Option<Tables> {
     // nullable and FIRST
     let mut nullable = vec![false; nsyms];
     let mut first: Vec<Set> = vec![0; nsyms];
-    for t in 0..NTERMS {
-        first[t] = 1 << t;
+    for (t, f) in first.iter_mut().enumerate().take(NTERMS) {
+        *f = 1 << t;
     }
     loop {
         let mut changed = false;
@@ -183,9 +183,12 @@ fn build() -> Option<Tables> {
         let mut items = kernel.clone();
         loop {
             let mut changed = false;
-            let snapshot: Vec<((usize, usize), Set)> = items.iter().map(|(k, v)| (*k, *v)).collect();
+            let snapshot: Vec<((usize, usize), Set)> =
+                items.iter().map(|(k, v)| (*k, *v)).collect();
             for ((p, d), l) in snapshot {
-                let Some(&b) = prods[p].rhs.get(d) else { continue };
+                let Some(&b) = prods[p].rhs.get(d) else {
+                    continue;
+                };
                 if b < NTERMS {
                     continue;
                 }
@@ -211,8 +214,12 @@ fn build() -> Option<Tables> {
         for s in 0..n {
             let items = closure1(&la[s]);
             for ((p, d), l) in items {
-                let Some(&x) = prods[p].rhs.get(d) else { continue };
-                let Some(&to) = trans[s].get(&x) else { continue };
+                let Some(&x) = prods[p].rhs.get(d) else {
+                    continue;
+                };
+                let Some(&to) = trans[s].get(&x) else {
+                    continue;
+                };
                 if let Some(e) = la[to].get_mut(&(p, d + 1)) {
                     if *e | l != *e {
                         *e |= l;

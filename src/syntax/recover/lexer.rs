@@ -118,7 +118,11 @@ impl<'a> Lexer<'a> {
 
     /// Handle a macro of `len` bytes; `Some(token)` when flex returns (0 after a fatal error).
     fn do_macro(&mut self, len: usize, word: &str) -> Option<Token> {
-        let text = self.src.get(self.pos..self.pos + len).unwrap_or(&[]).to_vec();
+        let text = self
+            .src
+            .get(self.pos..self.pos + len)
+            .unwrap_or(&[])
+            .to_vec();
         let fatal = |l: &mut Lexer<'_>, msg: &str| {
             l.pending.push((msg.to_string(), l.line_pos));
             l.pos += len;
@@ -130,7 +134,10 @@ impl<'a> Lexer<'a> {
             })
         };
         if self.line_pos != 1 && !self.ignoring {
-            return fatal(self, &format!("fatal: macro @{word} must be at beginning of the line."));
+            return fatal(
+                self,
+                &format!("fatal: macro @{word} must be at beginning of the line."),
+            );
         }
         match word {
             "if" => {
@@ -144,14 +151,20 @@ impl<'a> Lexer<'a> {
             }
             "else" => {
                 if self.if_depth == 0 {
-                    return fatal(self, "fatal: @else macro without a matching @if are not allowed");
+                    return fatal(
+                        self,
+                        "fatal: @else macro without a matching @if are not allowed",
+                    );
                 }
                 self.ignoring = !self.ignoring;
             }
             _ => {
                 self.ignoring = false;
                 if self.if_depth == 0 {
-                    return fatal(self, "fatal: @endif macros without a matching @if are not allowed");
+                    return fatal(
+                        self,
+                        "fatal: @endif macros without a matching @if are not allowed",
+                    );
                 }
                 self.if_depth -= 1;
             }
@@ -256,7 +269,11 @@ impl<'a> Lexer<'a> {
         while sp < len {
             let c = text.get(sp).copied().unwrap_or(0);
             if c == start {
-                return Ok(if text.get(sp + 1).is_some_and(|b| *b != 0) { sp + 2 } else { 0 });
+                return Ok(if text.get(sp + 1).is_some_and(|b| *b != 0) {
+                    sp + 2
+                } else {
+                    0
+                });
             }
             if c == b'\\' {
                 match text.get(sp + 1) {
@@ -277,13 +294,18 @@ impl<'a> Lexer<'a> {
             let Some(b) = self.at(p) else {
                 if self.if_depth > 0 && !self.ignoring {
                     self.pending.push((
-                        "EOF seen while @if was waiting for @endif without ignore_state".to_string(),
+                        "EOF seen while @if was waiting for @endif without ignore_state"
+                            .to_string(),
                         self.line_pos,
                     ));
                     self.if_depth = 0;
                 }
                 self.text.clear();
-                return Token { kind: T_EOF, ch: 0, text: Vec::new() };
+                return Token {
+                    kind: T_EOF,
+                    ch: 0,
+                    text: Vec::new(),
+                };
             };
             if self.ignoring {
                 if b == b'@' {
@@ -297,7 +319,11 @@ impl<'a> Lexer<'a> {
                     }
                     self.pos += 1;
                 } else if b == b'\n' || b == b'\r' {
-                    self.pos += if b == b'\r' && self.at(p + 1) == Some(b'\n') { 2 } else { 1 };
+                    self.pos += if b == b'\r' && self.at(p + 1) == Some(b'\n') {
+                        2
+                    } else {
+                        1
+                    };
                 } else {
                     self.pos = self.line_end(p);
                 }
@@ -327,7 +353,11 @@ impl<'a> Lexer<'a> {
             // longest match; candidates in rule order
             let id = self.run(p, is_id);
             let mut cands: Vec<(usize, u16)> = Vec::new();
-            for (kw, t) in [(&b"bundle"[..], T_BUNDLE), (b"body", T_BODY), (b"promise", T_PROMISE)] {
+            for (kw, t) in [
+                (&b"bundle"[..], T_BUNDLE),
+                (b"body", T_BODY),
+                (b"promise", T_PROMISE),
+            ] {
                 if id == kw.len() && self.src.get(p..p + id) == Some(kw) {
                     cands.push((id, t));
                 }
@@ -379,7 +409,11 @@ impl<'a> Lexer<'a> {
                     b';' => T_SEMI,
                     _ => T_OTHER,
                 };
-                return Token { kind, ch: b, text: vec![b] };
+                return Token {
+                    kind,
+                    ch: b,
+                    text: vec![b],
+                };
             }
             let text = self.src.get(p..p + len).unwrap_or(&[]).to_vec();
             self.line_pos += len as u32;
@@ -389,11 +423,17 @@ impl<'a> Lexer<'a> {
                 match Self::de_escape(&text) {
                     Ok(less) if less > 0 => self.pos = p + less,
                     Ok(_) => {}
-                    Err(()) => self.pending.push(("Runaway string".to_string(), self.line_pos)),
+                    Err(()) => self
+                        .pending
+                        .push(("Runaway string".to_string(), self.line_pos)),
                 }
             }
-            if kind == T_CLASS && text.first() != Some(&b'"') && text.first() != Some(&b'\'') {
-                if whitespace_between_names(&text) {
+            if kind == T_CLASS
+                && text.first() != Some(&b'"')
+                && text.first() != Some(&b'\'')
+                && whitespace_between_names(&text)
+            {
+                {
                     self.pending.push((
                         "class names can't be separated by whitespace without an intervening operator"
                             .to_string(),
