@@ -25,6 +25,18 @@ pub struct Diagnostic {
     pub snippet_offset: Option<u32>,
     /// A fatal parse error: cf-promises prints `path: LINE,COL: Fatal error during parsing: MSG` and stops.
     pub fatal: bool,
+    /// Position and source line as the recovery parser computed them (cf-promises' own line counter,
+    /// `line_pos` and current line), used instead of `offset`'s.
+    pub explicit: Option<Box<Explicit>>,
+}
+
+/// A position taken over verbatim from cf-promises' lexer state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explicit {
+    pub line: u32,
+    pub col: u32,
+    /// The line printed under the message; `None` prints no source line and no caret.
+    pub shown: Option<String>,
 }
 
 impl Diagnostic {
@@ -36,6 +48,7 @@ impl Diagnostic {
             column: None,
             snippet: true,
             snippet_offset: None,
+            explicit: None,
             fatal: false,
         }
     }
@@ -49,6 +62,7 @@ impl Diagnostic {
             column,
             snippet: false,
             snippet_offset: None,
+            explicit: None,
             fatal: false,
         }
     }
@@ -61,6 +75,7 @@ impl Diagnostic {
             column: None,
             snippet: true,
             snippet_offset: None,
+            explicit: None,
             fatal: false,
         }
     }
@@ -72,6 +87,9 @@ impl Diagnostic {
 
     /// `path:line:col: error: message`, the source line, and a caret line.
     pub fn render(&self, file: &SourceFile) -> String {
+        if let Some(x) = &self.explicit {
+            return self.render_explicit(&file.path, x);
+        }
         let (line, col) = file.lines.line_col(self.offset);
         let col = self.column.map(|c| c as usize).unwrap_or(col);
         if self.fatal {
@@ -102,5 +120,33 @@ impl Diagnostic {
             "{}:{}:{}: {}: {}\n{}\n{}^\n",
             file.path, line, col, sev, self.message, text, caret_pad
         )
+    }
+}
+
+impl Diagnostic {
+    fn render_explicit(&self, path: &str, x: &Explicit) -> String {
+        if self.fatal {
+            return format!(
+                "{}: {},{}: Fatal error during parsing: {}\n",
+                path, x.line, x.col, self.message
+            );
+        }
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        match &x.shown {
+            Some(text) => format!(
+                "{}:{}:{}: {}: {}\n{}\n{}^\n",
+                path,
+                x.line,
+                x.col,
+                sev,
+                self.message,
+                text,
+                " ".repeat((x.col as usize).saturating_sub(1))
+            ),
+            None => format!("{}:{}:{}: {}: {}\n", path, x.line, x.col, sev, self.message),
+        }
     }
 }

@@ -16,6 +16,8 @@ pub struct Loaded {
     pub file: SourceFile,
     pub policy: Policy,
     pub diags: Vec<Diagnostic>,
+    /// The diagnostics come from the recovery parser (parse-time checks included).
+    pub recovered: bool,
 }
 
 /// Errors that stop loading (I/O), printed as cf-promises log lines.
@@ -69,6 +71,7 @@ pub fn load_one(path: &str) -> Result<Loaded, LoadError> {
         file: SourceFile::with_lines(path, text, parsed.lines),
         policy: parsed.policy,
         diags: parsed.diags,
+        recovered: parsed.recovered,
     })
 }
 
@@ -228,7 +231,11 @@ impl CheckReport {
 pub fn check_all(files: &[Loaded]) -> CheckReport {
     let mut report = CheckReport::default();
     for (i, l) in files.iter().enumerate() {
-        let checks = crate::syntax::validate::parse_time_checks(&l.policy, &l.file);
+        let checks = if l.recovered {
+            crate::syntax::validate::FileChecks::default()
+        } else {
+            crate::syntax::validate::parse_time_checks(&l.policy, &l.file)
+        };
         let mut diags: Vec<Diagnostic> = l.diags.clone();
         diags.extend(checks.diags);
         diags.sort_by_key(|d| d.offset);

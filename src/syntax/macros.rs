@@ -166,7 +166,7 @@ fn push_kept_or_blank(out: &mut String, line: &str, keep: bool) {
 }
 
 /// Evaluate `@if cond(args)`; `None` when the line does not parse.
-fn eval_condition(line: &str) -> Option<bool> {
+pub(crate) fn eval_condition(line: &str) -> Option<bool> {
     let rest = line.strip_prefix("@if")?.trim();
     let open = rest.find('(')?;
     let name = rest.get(..open)?.trim();

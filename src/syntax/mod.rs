@@ -8,6 +8,7 @@ pub mod json;
 pub mod lower;
 pub mod macros;
 pub mod print;
+pub mod recover;
 pub mod runnable;
 pub mod strings;
 pub mod tables;
@@ -45,15 +46,33 @@ pub struct Parsed {
     pub diags: Vec<Diagnostic>,
     /// Line index numbering lines as cf-promises does.
     pub lines: crate::source::LineIndex,
+    /// `diags` come from the recovery parser (`recover`), which also printed the parse-time checks of
+    /// the file in its actions: the AST-based parse-time checks must not run again.
+    pub recovered: bool,
 }
 
 /// Parse one file, returning the AST of every block that parsed and all diagnostics.
+pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
+    let mut parsed = parse_with_pest(path, text);
+    if parsed.recovered {
+        // cf-promises' own parser, run on the original text, tells what it prints for this file.
+        match recover::messages(text) {
+            Some(d) => parsed.diags = d,
+            None => parsed.recovered = false,
+        }
+    }
+    parsed
+}
+
+/// The pest parse; `recovered` is set when the file has a syntax or macro error (the caller then asks the
+/// recovery parser for cf-promises' messages).
 #[allow(
     clippy::result_large_err,
     reason = "pest's own error type, only built on the error path"
 )]
-pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
+fn parse_with_pest(path: &str, text: &str) -> Parsed {
     let pass = macros::apply(text);
+    let macro_errors = !pass.diags.is_empty();
     let mut adjust: Vec<(u32, i64)> = pass.uncounted_newlines.iter().map(|o| (*o, -1)).collect();
     let mut diags = pass.diags;
     let text = pass.text.as_deref().unwrap_or(text);
@@ -72,6 +91,7 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
             policy,
             diags,
             lines,
+            recovered: false,
         };
     }
     let mut low = lower::Lowerer {
@@ -89,6 +109,7 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
             policy,
             diags,
             lines,
+            recovered: macro_errors,
         };
     }
     // After a syntax error: block by block, each parse bounded by the next line that starts a block, so
@@ -148,6 +169,7 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
         policy,
         diags,
         lines,
+        recovered: true,
     }
 }
 
