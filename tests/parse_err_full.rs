@@ -18,7 +18,7 @@ const EXCEPTIONS: &[(&str, &str)] = &[
 ];
 
 /// How many recordings must be identical (all but `EXCEPTIONS`).
-const FLOOR: usize = 86;
+const FLOOR: usize = 102;
 
 #[test]
 fn err_fixtures_full_output_is_identical() {

@@ -19,7 +19,6 @@ pub fn messages(text: &str) -> Option<Vec<Diagnostic>> {
                 let shown = m.current_line.and_then(|(s, e)| {
                     let b = text.as_bytes().get(s..e)?;
                     let b = b.split(|c| *c == 0).next().unwrap_or(&[]);
-                    let b = b.strip_suffix(b"\r").unwrap_or(b);
                     Some(String::from_utf8_lossy(b).into_owned())
                 });
                 let mut d = Diagnostic::error(m.offset as u32, m.text);
