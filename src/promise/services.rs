@@ -65,5 +65,5 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         lval_span: p.promiser.span,
         rval: bundle,
     });
-    crate::promise::methods::evaluate(e, def, &call, promiser);
+    crate::promise::methods::evaluate_as(e, def, &call, promiser, "services");
 }

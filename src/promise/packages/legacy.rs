@@ -2,7 +2,7 @@
 //! is the profile's package database, or the profile's `commands` result for the exact
 //! `package_list_command` (parsed with `package_list_name_regex` / `…_version_regex` /
 //! `…_arch_regex`, lines matching `package_installed_regex`). Actions are scheduled and executed at
-//! the end of the bundle ([`execute`]): deletes, then adds, then updates; one `Installing NAME...`
+//! the end of the packages section of the pass ([`execute`]): deletes, then adds, then updates; one `Installing NAME...`
 //! line per action and method; `individual` runs one command per package, `bulk` one for all. A
 //! command is never run: the profile's `commands` result for the exact command line answers, else
 //! the database does (an add or update of a package the repositories do not have exits 1). `-n`
@@ -222,7 +222,8 @@ fn frozen(e: &Engine<'_>, p: &Promise) -> Promise {
     q
 }
 
-/// Runs the schedule (the agent's `ExecuteScheduledPackages`, at the end of a bundle).
+/// Runs the schedule (the agent's `ExecuteScheduledPackages`, at the end of the packages section of a
+/// pass).
 pub fn execute(e: &mut Engine<'_>) {
     let schedule = std::mem::take(&mut e.package_schedule);
     if schedule.is_empty() {
