@@ -252,9 +252,9 @@ pub fn execute(e: &mut Engine<'_>) {
             if first.bulk {
                 let names: Vec<&str> = items.iter().map(|s| s.name.as_str()).collect();
                 let ok = run(e, action, &first.command, &names);
-                for s in &items {
-                    finish(e, s, ok);
-                }
+                // one outcome for the one command: the first package's promise gets it (recorded:
+                // packages/lg-add-bulk/verbose.out, one outcome class and one repaired promise)
+                finish(e, first, ok);
             } else {
                 for s in &items {
                     let ok = run(e, action, &s.command, &[s.name.as_str()]);
@@ -309,12 +309,15 @@ fn finish(e: &mut Engine<'_>, s: &Scheduled, ok: bool) {
     let outcome = if ok {
         Outcome::Repaired
     } else {
-        e.log(
-            LogLevel::Error,
-            &format!("Package schedule execution failed for '{}'", s.name),
-        );
         Outcome::Failed
     };
     let def = s.def.clone();
     e.record_outcome(&def, &s.promise, outcome);
+    // after the outcome's classes (recorded: packages/lg-add-fails/verbose.out)
+    if !ok {
+        e.log(
+            LogLevel::Error,
+            &format!("Package schedule execution failed for '{}'", s.name),
+        );
+    }
 }
