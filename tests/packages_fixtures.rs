@@ -33,7 +33,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("default", 43),
     ("diff", 43),
     ("manifest", 43),
-    ("verbose", 0),
+    ("verbose", 43),
 ];
 
 /// The recorder's normalisation (only the simulate chroot's pid matters here).

@@ -25,7 +25,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("n", 22),
     ("default", 22),
     ("diff", 22),
-    ("verbose", 0),
+    ("verbose", 22),
 ];
 
 /// The recorder's normalisation: a quoted ps line keeps its user and command, the columns between

@@ -25,7 +25,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("n", 24),
     ("default", 24),
     ("diff", 24),
-    ("verbose", 0),
+    ("verbose", 24),
 ];
 
 /// The profile for `case`: ci-machine.json with the case's inventory and a files root in `tmp`.
