@@ -119,7 +119,13 @@ fn shown_arg(e: &Engine<'_>, text: &str, keep_policy: bool) -> String {
 /// [`evaluate`] with the promise type the `-v` banners and stack paths name: `services` for a services
 /// promise, which the agent runs as the method call it stands for and begins twice (recorded:
 /// services/*/verbose.out).
-pub fn evaluate_as(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, shown_type: &str) {
+pub fn evaluate_as(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    p: &Promise,
+    promiser: &str,
+    shown_type: &str,
+) {
     if let Some(skip) = e.conditions(p) {
         e.end_event(Some(skip), None);
         return;
@@ -130,9 +136,8 @@ pub fn evaluate_as(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &
         return;
     }
     let mut call_text = String::new();
-    let keep_policy = Engine::constraint(p, "cfsim_service_policy_form").is_some_and(
-        |rv| matches!(rv, Rval::Scalar(s) if s.value == "unexpanded"),
-    );
+    let keep_policy = Engine::constraint(p, "cfsim_service_policy_form")
+        .is_some_and(|rv| matches!(rv, Rval::Scalar(s) if s.value == "unexpanded"));
     let (written, args) = match Engine::constraint(p, "usebundle") {
         Some(Rval::Call(c)) => {
             let raw: Vec<String> = c
