@@ -19,7 +19,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     // what an earlier iteration of this promise in this pass left in `this.service_policy`
     let key = format!("{}:{}:{:?}:{}", def.ns, def.name, p.promiser.span, e.pass);
     let before = match &e.service_policy_left {
-        Some((k, v)) if *k == key => Some(v.clone()),
+        // the agent clears `this` when a promise starts: the first iteration sees nothing
+        Some((k, v)) if *k == key && e.iteration > 1 => Some(v.clone()),
         _ => None,
     };
     let method = e.body_attrs(def, p, "service_method", "service_method");
