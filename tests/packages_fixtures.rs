@@ -33,6 +33,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("default", 43),
     ("diff", 43),
     ("manifest", 43),
+    ("verbose", 43),
 ];
 
 /// The recorder's normalisation (only the simulate chroot's pid matters here).
@@ -205,6 +206,12 @@ fn packages_cases_match_the_real_agent() {
             let (out, _) = run(case, &r, &inv, "cold", flags);
             check(mode, &out);
         }
+        // -v, reduced to the evaluation trace as the recorder reduced the agent's
+        let (out, _) = run(case, &r, &inv, "cold", &["-v"]);
+        check(
+            "verbose",
+            &corpus::eval_filter("verbose", &case.display().to_string(), out.as_bytes()),
+        );
         let _ = std::fs::remove_dir_all(&r);
     }
     let _ = std::fs::remove_dir_all(&tmp);

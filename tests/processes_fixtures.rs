@@ -7,7 +7,7 @@
 //! sizes of a sleeping /bin/sleep). PIDs and the varying ps columns are normalised in both outputs as the
 //! recorder does (`record-processes.sh --normalise`, see [`normalise`]); `/bin/true` and `/bin/false`
 //! (process_stop) are the profile's command results. Output and exit code are compared per mode (`-I`,
-//! `-n`, default, `-I --simulate=diff`); the test fails when a mode matches fewer cases than its floor.
+//! `-n`, default, `-I --simulate=diff`, `-v` reduced by `tests/oracle/eval-filter.sh verbose`); the test fails when a mode matches fewer cases than its floor.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -20,7 +20,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Cases matching per mode, at least (measured; raise, never lower).
-const FLOORS: &[(&str, usize)] = &[("I", 22), ("n", 22), ("default", 22), ("diff", 22)];
+const FLOORS: &[(&str, usize)] = &[
+    ("I", 22),
+    ("n", 22),
+    ("default", 22),
+    ("diff", 22),
+    ("verbose", 22),
+];
 
 /// The recorder's normalisation: a quoted ps line keeps its user and command, the columns between
 /// become `<PS>`; `to process N` / `to pid N` lose the pid; the simulate chroot's pid too.
@@ -118,11 +124,16 @@ fn processes_cases_match_the_real_agent() {
             ("n", &["-n"][..], Some("n.rc")),
             ("default", &[][..], None),
             ("diff", &["-I", "--simulate=diff"][..], None),
+            ("verbose", &["-v"][..], None),
         ] {
             let exp = |f: &str| std::fs::read_to_string(case.join("expected").join(f)).unwrap();
             let (out, code) = run(case, &prof, flags);
             let mut want = exp(&format!("{mode}.out"));
             let mut got = normalise(&out);
+            if mode == "verbose" {
+                // reduced to the evaluation trace as the recorder reduced the agent's
+                got = corpus::eval_filter("verbose", &case.display().to_string(), got.as_bytes());
+            }
             if let Some(rc) = rc {
                 want.push_str(&format!("[rc] {}", exp(rc)));
                 got.push_str(&format!("[rc] {code}"));

@@ -6,7 +6,7 @@
 //! put them, and `/usr/sbin/service` and `/bin/systemctl` (both exist
 //! on the recording machine; the stdlib's `paths` probe them). Output and exit code are byte-compared per
 //! mode (`-I`, `-n`, default, `-I --simulate=diff`, the simulate chroot's pid normalised as the recorder
-//! does). Every difference is
+//! does; `-v` reduced to the evaluation trace by `tests/oracle/eval-filter.sh verbose`). Every difference is
 //! printed; the test fails when a mode matches fewer cases than its floor.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -20,7 +20,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Cases matching per mode, at least (measured; raise, never lower).
-const FLOORS: &[(&str, usize)] = &[("I", 24), ("n", 24), ("default", 24), ("diff", 24)];
+const FLOORS: &[(&str, usize)] = &[
+    ("I", 24),
+    ("n", 24),
+    ("default", 24),
+    ("diff", 24),
+    ("verbose", 24),
+];
 
 /// The profile for `case`: ci-machine.json with the case's inventory and a files root in `tmp`.
 fn profile(case: &Path, tmp: &Path) -> PathBuf {
@@ -99,12 +105,17 @@ fn services_cases_match_the_real_agent() {
             ("n", &["-n"][..], Some("n.rc")),
             ("default", &[][..], None),
             ("diff", &["-I", "--simulate=diff"][..], None),
+            ("verbose", &["-v"][..], None),
         ] {
             let exp = |f: &str| std::fs::read_to_string(case.join("expected").join(f)).unwrap();
             let (out, code) = run(case, &prof, flags);
-            let out = chroot
+            let mut out = chroot
                 .replace_all(&out, "/var/lib/cfengine3/state/<PID>.changes")
                 .into_owned();
+            if mode == "verbose" {
+                // reduced to the evaluation trace as the recorder reduced the agent's
+                out = corpus::eval_filter("verbose", &case.display().to_string(), out.as_bytes());
+            }
             let mut want = exp(&format!("{mode}.out"));
             let mut got = out;
             if let Some(rc) = rc {

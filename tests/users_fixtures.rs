@@ -30,6 +30,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("default", 38),
     ("diff", 37),
     ("manifest", 37),
+    ("verbose", 41),
 ];
 
 /// The recorder's normalisation (`tests/oracle/record-users.sh`): the simulate chroot's pid, a
@@ -292,6 +293,19 @@ fn run_case(case: &Path, tmp: &Path, i: usize) -> CaseResult {
     let (out, stn, aftern) = run(case, &r, &start, &["-n"]);
     check("n", normalise(&out));
     check("n.accounts", normalise(&accounts(&stn, &sub(&aftern))));
+    // -v (with -n for a case on the machine's own accounts, as recorded), reduced to the evaluation
+    // trace as the recorder reduced the agent's
+    let r = fresh();
+    let vflags: &[&str] = if n_only { &["-n", "-v"] } else { &["-v"] };
+    let (out, _, _) = run(case, &r, &start, vflags);
+    check(
+        "verbose",
+        corpus::eval_filter(
+            "verbose",
+            &case.display().to_string(),
+            normalise(&out).as_bytes(),
+        ),
+    );
     if n_only {
         // a case on the recording machine's own accounts: recorded with -n only
         return CaseResult { modes };

@@ -303,6 +303,9 @@ pub struct Engine<'h> {
     pub edit: Option<crate::promise::files::EditState>,
     /// Legacy `package_method` actions scheduled in the bundle under evaluation (run at its end).
     pub package_schedule: Vec<crate::promise::packages::legacy::Scheduled>,
+    /// The `this.service_policy` the last evaluated iteration of a services promise left, with the
+    /// promise and pass it belongs to (see [`crate::promise::services`]).
+    pub service_policy_left: Option<(String, String)>,
     /// Whether the agent knows the policy's bundle names yet: not while the files are loaded (their
     /// PolicyResolve rounds), from then on. Until then a vars promise into another existing bundle
     /// (`other.y`) is remembered in `remote_vars` instead of rejected.
@@ -395,6 +398,7 @@ impl<'h> Engine<'h> {
             file_cache: None,
             edit: None,
             package_schedule: Vec::new(),
+            service_policy_left: None,
             bundle_names_known: false,
             remote_vars: Vec::new(),
         }

@@ -204,7 +204,7 @@ impl Engine<'_> {
             }
         }
         self.bundle_aborted = false;
-        // the legacy package schedule runs when the bundle's passes are over
+        // whatever a pass cut short left in the legacy package schedule
         crate::promise::packages::legacy::execute(self);
         let counts = self.counts.pop().unwrap_or_default();
         // a fatal error exits the agent at once: no summary, no end banner (recorded)
@@ -275,6 +275,11 @@ impl Engine<'_> {
                         return;
                     }
                 }
+            }
+            // the legacy package schedule runs at the end of the packages section of every pass
+            // (the agent's DeleteTypeContext; recorded: packages/lg-*/verbose.out)
+            if t == "packages" {
+                crate::promise::packages::legacy::execute(self);
             }
             // like ScheduleAgentOperations, only a bundle that has classes promises re-resolves here
             // (after the classes section it ran)

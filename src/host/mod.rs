@@ -18,6 +18,7 @@ pub mod local;
 pub mod names;
 pub mod os_classes;
 pub mod packages;
+pub mod policy_server;
 pub mod processes;
 pub mod profile;
 pub mod profile_out;

@@ -171,6 +171,13 @@ pub fn sys_vars(host: &Host, entry: Option<&Path>) -> Vec<SysVar> {
         o.s("policy_entry_dirname", dir, SRC);
         o.s("policy_entry_basename", base, SRC);
     }
+    // what the host is bootstrapped to (its policy_server.dat)
+    if let Some(ps) = super::policy_server::policy_server(host) {
+        if let Some(a) = ps.address {
+            o.s("policy_hub", a, "source=bootstrap");
+        }
+        o.s("policy_hub_port", ps.port, "source=bootstrap");
+    }
     o.vars
 }
 

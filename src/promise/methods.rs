@@ -93,6 +93,39 @@ fn identity_form(p: &Promise) -> Promise {
 
 /// Evaluates one methods promise binding.
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str) {
+    evaluate_as(e, def, p, promiser, "methods");
+}
+
+/// `$(this.service_policy)` in a bundle argument, kept as written in the `-v` call text.
+const SERVICE_POLICY_REFS: [&str; 2] = ["$(this.service_policy)", "${this.service_policy}"];
+
+/// A bundle argument as the `-v` call text shows it: expanded, but `$(this.service_policy)` as written
+/// when `keep_policy` (a services promise whose form is unexpanded, see [`crate::promise::services`]).
+fn shown_arg(e: &Engine<'_>, text: &str, keep_policy: bool) -> String {
+    if !keep_policy {
+        return e.expand(text).text;
+    }
+    let mut t = text.to_string();
+    for (i, r) in SERVICE_POLICY_REFS.iter().enumerate() {
+        t = t.replace(r, &format!("\u{1}{i}\u{1}"));
+    }
+    let mut out = e.expand(&t).text;
+    for (i, r) in SERVICE_POLICY_REFS.iter().enumerate() {
+        out = out.replace(&format!("\u{1}{i}\u{1}"), r);
+    }
+    out
+}
+
+/// [`evaluate`] with the promise type the `-v` banners and stack paths name: `services` for a services
+/// promise, which the agent runs as the method call it stands for and begins twice (recorded:
+/// services/*/verbose.out).
+pub fn evaluate_as(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    p: &Promise,
+    promiser: &str,
+    shown_type: &str,
+) {
     if let Some(skip) = e.conditions(p) {
         e.end_event(Some(skip), None);
         return;
@@ -103,6 +136,8 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         return;
     }
     let mut call_text = String::new();
+    let keep_policy = Engine::constraint(p, "cfsim_service_policy_form")
+        .is_some_and(|rv| matches!(rv, Rval::Scalar(s) if s.value == "unexpanded"));
     let (written, args) = match Engine::constraint(p, "usebundle") {
         Some(Rval::Call(c)) => {
             let raw: Vec<String> = c
@@ -113,7 +148,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                     Rval::Scalar(s) if naked_list_name(&s.value).is_some() => {
                         format!("\"{}\"", s.value)
                     }
-                    Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
+                    Rval::Scalar(s) => format!("\"{}\"", shown_arg(e, &s.value, keep_policy)),
                     Rval::Call(inner) => written_call(e, inner),
                     _ => String::new(),
                 })
@@ -159,7 +194,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         None => (promiser.to_string(), Vec::new()),
     };
     e.done.insert(digest);
-    e.verbose_promise_begin(def, "methods", p, promiser);
+    e.verbose_promise_begin(def, shown_type, p, promiser);
+    if shown_type != "methods" {
+        e.verbose_promise_begin(def, shown_type, p, promiser);
+    }
     let (ns, name) = split_ns(&written, &def.ns);
     let Some(bi) = e.find_bundle(ns, name) else {
         e.log(
@@ -170,7 +208,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         if ignore {
             // the error is the promise's not-kept outcome: audited, classes body applied (recorded)
             e.record_outcome(def, p, Outcome::Failed);
-            e.verbose_promise_end("methods", promiser, Outcome::Failed);
+            e.verbose_promise_end(shown_type, promiser, Outcome::Failed);
             e.end_event(Some("missing_bundle"), None);
             return;
         }
@@ -196,7 +234,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             .map(|b| b.name.clone())
             .unwrap_or_default();
         e.verbose_bundle_end_banner(&shown);
-        e.verbose_promise_end("methods", promiser, Outcome::Failed);
+        e.verbose_promise_end(shown_type, promiser, Outcome::Failed);
         e.end_event(None, Some(Outcome::Failed));
         return;
     }
@@ -211,7 +249,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     let name = name.to_string();
     let stack = match e.ctx.frames.last() {
         Some(f) => format!(
-            "{}/{}/{}/methods/'{}'",
+            "{}/{}/{}/{shown_type}/'{}'",
             f.stack,
             f.ns,
             f.bundle,
@@ -265,7 +303,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             .map(|b| b.name.clone())
             .unwrap_or_default(),
     );
-    e.verbose_promise_end("methods", promiser, outcome);
+    e.verbose_promise_end(shown_type, promiser, outcome);
     let done = std::mem::take(&mut e.cur);
     if let Some(ev) = e.trace.get_mut(slot) {
         ev.outcome = Some(outcome.name().to_string());

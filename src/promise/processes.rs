@@ -39,14 +39,19 @@ struct Run<'a> {
     def: &'a BundleDef,
     p: &'a Promise,
     res: Res,
+    /// `action_policy => "warn"`: -v ends the promise as not kept whatever its steps were (recorded:
+    /// processes/warn-only/verbose.out)
+    warn: bool,
 }
 
 impl Run<'_> {
-    /// `cfPS`: the step's classes at once, the promise's result aggregated.
+    /// `cfPS`: the step's classes at once and its outcome counted in the bundle's accounting (each
+    /// step counts: recorded processes/*/verbose.out, e.g. process-stop counts a stop and its "no
+    /// restart" as repaired and kept), the promise's result aggregated.
     fn step(&mut self, e: &mut Engine<'_>, r: Res) {
         self.res = self.res.max(r);
         if let Some(o) = r.outcome() {
-            e.apply_classes_body(self.def, self.p, o);
+            e.record_outcome(self.def, self.p, o);
         }
     }
 }
@@ -246,6 +251,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         def,
         p,
         res: Res::Skipped,
+        warn: warn_action,
     };
     let count = e.body_attrs(def, p, "process_count", "process_count");
     let mut match_range = None;
@@ -268,11 +274,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             );
             run.step(e, Res::Change);
             for c in &out_define {
-                define(e, def, c);
+                define(e, def, c, false);
             }
         } else {
             for c in &in_define {
-                define(e, def, c);
+                define(e, def, c, false);
             }
             e.log(
                 LogLevel::Verbose,
@@ -375,7 +381,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                 );
                 run.step(e, Res::Warn);
             } else {
-                define(e, def, &class);
+                define(e, def, &class, true);
                 // recorded: repaired after signals (restart-after-signal), kept when nothing matched
                 // (restart-class-none)
                 run.step(e, if killed { Res::Change } else { Res::Noop });
@@ -392,10 +398,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     finish(e, &run, promiser);
 }
 
-/// Defines a class of a `process_count` body or `restart_class` (namespace scope).
-fn define(e: &mut Engine<'_>, def: &BundleDef, class: &str) {
+/// Defines a class of a `process_count` body or `restart_class` (namespace scope); -v shows only a
+/// restart class (`verbose`; recorded: processes/count-restart/verbose.out).
+fn define(e: &mut Engine<'_>, def: &BundleDef, class: &str, verbose: bool) {
     let name = crate::expr::canonify(class);
-    if e.verbose_on() {
+    if verbose && e.verbose_on() {
         // recorded (eval/custom/processes_services_types.verbose): with a trailing space
         e.log(
             LogLevel::Verbose,
@@ -415,11 +422,10 @@ fn finish(e: &mut Engine<'_>, run: &Run<'_>, promiser: &str) {
         Res::Change => Outcome::Repaired,
         Res::Warn | Res::Fail => Outcome::Failed,
     };
-    // every step set its classes already (the agent has no final re-set: recorded
-    // restart-after-signal); the final outcome is always one a step had, so applying the classes body
-    // again with it defines nothing new
-    e.record_outcome(run.def, run.p, o);
-    e.verbose_promise_end("processes", promiser, o);
+    // every step set its classes and was counted already (the agent has no final re-set: recorded
+    // restart-after-signal, and -v shows no further outcome class)
+    let shown = if run.warn { Outcome::Failed } else { o };
+    e.verbose_promise_end("processes", promiser, shown);
     e.end_event(None, Some(o));
 }
 

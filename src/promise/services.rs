@@ -16,6 +16,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         .and_then(|rv| e.scalar_of(rv))
         .unwrap_or_else(|| "start".to_string());
     e.ctx.put_this("service_policy", &policy);
+    // what an earlier iteration of this promise in this pass left in `this.service_policy`
+    let key = format!("{}:{}:{:?}:{}", def.ns, def.name, p.promiser.span, e.pass);
+    let before = match &e.service_policy_left {
+        // the agent clears `this` when a promise starts: the first iteration sees nothing
+        Some((k, v)) if *k == key && e.iteration > 1 => Some(v.clone()),
+        _ => None,
+    };
     let method = e.body_attrs(def, p, "service_method", "service_method");
     let scalar = |v: &str| {
         Rval::Scalar(Scalar {
@@ -42,17 +49,21 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             "service_policy" | "service_method" | "service_dependencies"
         )
     });
-    // The agent expands the promise before it sets `this.service_policy`: a service_bundle call that
-    // uses it is seen with the variable unexpanded in the first iteration of pass 1 and in every later
-    // pass, and expanded in later iterations of pass 1 (the value the previous iteration set). Each form
-    // is its own method-call identity, so a list-iterating promise calls its bundle again in pass 2
-    // (recorded: services/sd-list-iteration, -v).
+    // The agent expands the promise before it sets `this.service_policy`, which it sets only when it
+    // evaluates an iteration (not one done already) and which every promise starts without, in every
+    // pass: a service_bundle call that uses it is seen with the variable unexpanded until an iteration
+    // of the promise ran in this pass, and after that with the value that iteration set (the call
+    // gets that stale value). Each form is its own method-call identity, so a list-iterating promise
+    // calls its bundle again in passes 2 and 3 (recorded: services/sd-list-iteration and
+    // sd-list-per-state, -v).
     let uses_policy = format!("{bundle:?}").contains("this.service_policy");
     if uses_policy {
-        let form = if e.pass >= 2 || e.iteration <= 1 {
-            "unexpanded".to_string()
-        } else {
-            format!("expanded:{policy}")
+        let form = match &before {
+            None => "unexpanded".to_string(),
+            Some(v) => {
+                e.ctx.put_this("service_policy", v);
+                format!("expanded:{v}")
+            }
         };
         call.constraints.push(Constraint {
             lval: "cfsim_service_policy_form".to_string(),
@@ -65,5 +76,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         lval_span: p.promiser.span,
         rval: bundle,
     });
-    crate::promise::methods::evaluate(e, def, &call, promiser);
+    let done_before = e.done.len();
+    crate::promise::methods::evaluate_as(e, def, &call, promiser, "services");
+    if uses_policy && e.done.len() > done_before {
+        // evaluated: the promise's own policy stays for its next iteration
+        e.service_policy_left = Some((key, policy));
+    }
 }

@@ -72,6 +72,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             e,
             def,
             p,
+            promiser,
             &format!("No policy specified for 'users' promise '{promiser}'"),
         );
         return;
@@ -101,6 +102,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             e,
             def,
             p,
+            promiser,
             &format!(
                 "Both 'data' and 'format' must be specified in password body for 'users' promise '{promiser}'"
             ),
@@ -113,12 +115,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             data: d,
         });
     }
+    // -v: the agent begins the promise every pass, before its lock (recorded: users/*/verbose.out)
+    e.verbose_promise_begin(def, "users", p, promiser);
     let digest = e.digest(def, "users", p, promiser);
     if !e.done.insert(digest) {
         e.end_event(Some("already_done"), None);
         return;
     }
-    e.verbose_promise_begin(def, "users", p, promiser);
     let dont = e.opts.dry_run || e.opts.simulate.is_some() || e.action_warn(def, p);
     let exists = e.host.accounts.user(promiser).is_some();
     let (outcome, what) = match (policy, exists) {
@@ -151,7 +154,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
 }
 
 /// An error of the agent's sanity check, with the promise's place.
-fn sanity_error(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, msg: &str) {
+fn sanity_error(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, msg: &str) {
     e.log(LogLevel::Error, msg);
     let place = format!(
         "Promise belongs to bundle '{}' in file '{}' near line {}",
@@ -160,6 +163,8 @@ fn sanity_error(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, msg: &str) {
         e.line_of(p)
     );
     e.log(LogLevel::Error, &place);
+    // -v: no promise begin, but its end as not kept (not counted; recorded: users/no-policy/verbose.out)
+    e.verbose_promise_end("users", promiser, crate::eval::Outcome::Failed);
     e.end_event(Some("invalid"), None);
 }
 
@@ -480,8 +485,21 @@ fn home_bundle(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, user: &str) {
     let Some(rv) = Engine::constraint(p, "home_bundle") else {
         return;
     };
+    let mut call_text = String::new();
     let (name, args) = match rv {
         Rval::Call(c) => {
+            // -v names the call as a methods promise's banner does: `name( {"arg",...})`
+            let shown: Vec<String> = c
+                .args
+                .iter()
+                .map(|a| match a {
+                    Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
+                    _ => String::new(),
+                })
+                .collect();
+            if !shown.is_empty() {
+                call_text = format!("{}( {{{}}})", c.name, shown.join(","));
+            }
             let Some((args, kinds)) = crate::promise::methods::eval_args(e, &c.args) else {
                 return;
             };
@@ -505,6 +523,20 @@ fn home_bundle(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, user: &str) {
         e.record_outcome(def, p, Outcome::Failed);
         return;
     };
+    // -v: the promise begins again for the call, whose stack path continues the promise's, and the
+    // bundle's end banner follows the outcome (recorded: users/home-bundle/verbose.out)
+    e.verbose_promise_begin(def, "users", p, user);
+    let stack = match e.ctx.frames.last() {
+        Some(f) => format!(
+            "{}/{}/{}/users/'{}'",
+            f.stack,
+            f.ns,
+            f.bundle,
+            crate::eval::verbose::abbreviated_promiser(user)
+        ),
+        None => String::new(),
+    };
+    e.pending_call = Some((stack, call_text));
     let agg = e.run_bundle(bi, &args, true, inherit, user);
     let outcome = if agg.failed {
         e.log(
@@ -518,4 +550,10 @@ fn home_bundle(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, user: &str) {
         Outcome::Kept
     };
     e.record_outcome(def, p, outcome);
+    let shown = e
+        .bundles
+        .get(bi)
+        .map(|b| b.name.clone())
+        .unwrap_or_default();
+    e.verbose_bundle_end_banner(&shown);
 }

@@ -477,6 +477,19 @@ pub fn run_engine<'h>(
             Ok(e) => e,
             Err(f) => return Err(Box::new(failed(f))),
         };
+    // a policy_server.dat naming a host that does not resolve: the agent and its cf-promises each log it
+    // at their start (recorded: policies/hosts/policy_hub/unresolved)
+    if let Some((info, error)) = crate::host::policy_server::policy_server(host)
+        .and_then(|ps| crate::host::policy_server::unresolved_messages(&ps))
+    {
+        let n = e.out.lines.len();
+        for _ in 0..2 {
+            e.log(LogLevel::Info, &info);
+            e.log(LogLevel::Error, &error);
+        }
+        let startup: Vec<String> = e.out.lines.drain(n..).collect();
+        e.out.lines.splice(0..0, startup);
+    }
     e.out
         .lines
         .splice(0..0, validation.lines().map(str::to_string));

@@ -2,6 +2,7 @@
 # Record what the real cf-agent 3.21.0 does with each packages-promise fixture in policies/packages/<NAME>/.
 #
 #   tests/oracle/record-packages.sh [NAME...]      record the named cases (default: all)
+#   tests/oracle/record-packages.sh --only verbose [NAME...]   record only verbose.out (the other files stay)
 #
 # A case is policies/packages/<NAME>/{inventory.json,setup.sh,policy.cf}. setup.sh (run in the empty scratch
 # directory /srv/cfsim-packages/<NAME>/) copies the fake package module policies/packages/lib/fakepkg and
@@ -25,6 +26,8 @@
 #   n.out n.rc              -K -n
 #   default.out             -K
 #   diff.out manifest.out   -K -I --simulate=diff / --simulate=manifest
+#   verbose.out             -K -v, normalised, then reduced to the evaluation trace by
+#                           tests/oracle/eval-filter.sh verbose <case dir> (as record-files.sh)
 # Normalisation: as record-files.sh (only the simulate chroot's pid shows up here).
 set -u
 umask 022
@@ -43,6 +46,8 @@ reset_state() {
   return 0
 }
 
+only=
+if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
 if [ $# -eq 0 ]; then
   set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
 fi
@@ -73,6 +78,12 @@ for name in "$@"; do
     rc=$?
     normalise <"$tmp/raw" >"$tmp/$out.out"
   }
+  if [ "$only" = verbose ]; then
+    if fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
+      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    rm -rf "$scratch" "$tmp"; reset_state
+    continue
+  fi
   if fresh; then
     agent I -I; echo "$rc" >"$tmp/I.rc"; if grep -q package_method "$dir/policy.cf"; then sort "$scratch/dpkg.txt"; else sort "$scratch/installed.txt"; fi >"$tmp/installed" 2>/dev/null
     agent I2 -I
@@ -81,11 +92,12 @@ for name in "$@"; do
   if [ $ok = yes ] && fresh; then agent default; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest -I --simulate=manifest; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
   rm -rf "$scratch"
   reset_state
   if [ $ok = yes ]; then
     rm -rf "$exp" && mkdir -p "$exp"
-    for f in I.out I.rc installed I2.out n.out n.rc default.out diff.out manifest.out; do
+    for f in I.out I.rc installed I2.out n.out n.rc default.out diff.out manifest.out verbose.out; do
       cp "$tmp/$f" "$exp/$f"
     done
     echo "recorded $name (I rc $(cat "$exp/I.rc"), n rc $(cat "$exp/n.rc"))"

@@ -2,6 +2,7 @@
 # Record what the real cf-agent 3.21.0 does with each processes-promise fixture in policies/processes/<NAME>/.
 #
 #   tests/oracle/record-processes.sh [NAME...]      record the named cases (default: all)
+#   tests/oracle/record-processes.sh --only verbose [NAME...]   record only verbose.out (the other files stay)
 #
 # A case is policies/processes/<NAME>/{policy.cf,procs}; `procs` lists the case's fake processes, one a
 # line: NAME USER ARGS... (ARGS are numbers: the processes are copies of /bin/sleep named NAME, so they
@@ -20,6 +21,8 @@
 #   n.out n.rc    -K -n
 #   default.out   -K
 #   diff.out      -K -I --simulate=diff
+#   verbose.out   -K -v, normalised, then reduced to the evaluation trace by
+#                 tests/oracle/eval-filter.sh verbose <case dir> (as record-files.sh)
 #   alive.I alive.n   which of the case's processes were still alive after the -I / -n run (line numbers of procs)
 #
 # Normalisation (tests/processes_fixtures.rs applies the same to cfsim's output), see normalise():
@@ -42,6 +45,8 @@ normalise() {
 }
 if [ "${1:-}" = "--normalise" ]; then normalise; exit 0; fi
 
+only=
+if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
 if [ $# -eq 0 ]; then
   set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
 fi
@@ -98,6 +103,12 @@ for name in "$@"; do
     rc=$?
     normalise <"$tmp/raw" >"$tmp/$out.out"
   }
+  if [ "$only" = verbose ]; then
+    if start; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
+      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    stop; rm -rf "$tmp"
+    continue
+  fi
   if start; then agent I -I; echo "$rc" >"$tmp/I.rc"; sleep 0.3; alive alive.I; else ok=no; fi
   stop
   if [ $ok = yes ] && start; then agent n -n; echo "$rc" >"$tmp/n.rc"; alive alive.n; else ok=no; fi
@@ -106,9 +117,11 @@ for name in "$@"; do
   stop
   if [ $ok = yes ] && start; then agent diff -I --simulate=diff; else ok=no; fi
   stop
+  if [ $ok = yes ] && start; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
+  stop
   if [ $ok = yes ]; then
     rm -rf "$exp" && mkdir -p "$exp"
-    for f in I.out I.rc n.out n.rc default.out diff.out alive.I alive.n; do cp "$tmp/$f" "$exp/$f"; done
+    for f in I.out I.rc n.out n.rc default.out diff.out verbose.out alive.I alive.n; do cp "$tmp/$f" "$exp/$f"; done
     echo "recorded $name (I rc $(cat "$exp/I.rc"), n rc $(cat "$exp/n.rc"))"
   else
     status=1

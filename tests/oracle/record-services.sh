@@ -2,6 +2,7 @@
 # Record what the real cf-agent 3.21.0 does with each services-promise fixture in policies/services/<NAME>/.
 #
 #   tests/oracle/record-services.sh [NAME...]      record the named cases (default: all)
+#   tests/oracle/record-services.sh --only verbose [NAME...]   record only verbose.out (the other files stay)
 #
 # A case is policies/services/<NAME>/{policy.cf,services.json}. Its scratch directory
 # /srv/cfsim-services/<NAME>/ is rebuilt for every mode: rm -rf, mkdir, copy the fake service tools
@@ -21,6 +22,8 @@
 #   n.out n.rc n.state   -K -n
 #   default.out          -K
 #   diff.out             -K -I --simulate=diff
+#   verbose.out          -K -v, normalised, then reduced to the evaluation trace by
+#                        tests/oracle/eval-filter.sh verbose <case dir> (as record-files.sh)
 # Normalisation: the simulate chroot /var/lib/cfengine3/state/<digits>.changes -> <PID>.changes (as
 # record-files.sh); nothing else varies.
 set -u
@@ -29,6 +32,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cases="$root/policies/services"
 scratch_base=/srv/cfsim-services
 
+only=
+if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
 if [ $# -eq 0 ]; then
   set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
 fi
@@ -69,14 +74,21 @@ for n, s in json.load(open(sys.argv[1])).items():
     sed -E 's#/var/lib/cfengine3/state/[0-9]+\.changes#/var/lib/cfengine3/state/<PID>.changes#g' <"$tmp/raw" >"$tmp/$out.out"
   }
   state() { for f in "$scratch"/state/*; do [ -f "$f" ] && printf '%s %s\n' "$(basename "$f")" "$(tr '\n' ' ' <"$f" | sed 's/ $//')"; done >"$tmp/$1"; }
+  if [ "$only" = verbose ]; then
+    if fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
+      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    rm -rf "$scratch" "$tmp"
+    continue
+  fi
   if fresh; then agent I -I; echo "$rc" >"$tmp/I.rc"; state I.state; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent n -n; echo "$rc" >"$tmp/n.rc"; state n.state; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent default; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
   rm -rf "$scratch"
   if [ $ok = yes ]; then
     rm -rf "$exp" && mkdir -p "$exp"
-    for f in I.out I.rc I.state n.out n.rc n.state default.out diff.out; do cp "$tmp/$f" "$exp/$f"; done
+    for f in I.out I.rc I.state n.out n.rc n.state default.out diff.out verbose.out; do cp "$tmp/$f" "$exp/$f"; done
     echo "recorded $name (I rc $(cat "$exp/I.rc"), n rc $(cat "$exp/n.rc"))"
   else
     status=1

@@ -2,6 +2,7 @@
 # Record what the real cf-agent 3.21.0 does with each users-promise fixture in policies/users/<NAME>/.
 #
 #   tests/oracle/record-users.sh [NAME...]      record the named cases (default: all)
+#   tests/oracle/record-users.sh --only verbose [NAME...]   record only verbose.out (the other files stay)
 #   tests/oracle/record-users.sh --normalise    filter stdin to stdout with the normalisation below
 #
 # A case is policies/users/<NAME>/{setup.sh,policy.cf}. setup.sh runs (cwd = the scratch directory
@@ -27,8 +28,10 @@
 #   expected/n.out n.rc n.accounts -K -n (fresh accounts)
 #   expected/default.out           -K (fresh)
 #   expected/diff.out manifest.out -K -I --simulate=diff / --simulate=manifest (fresh)
+#   expected/verbose.out           -K -v (fresh), normalised, then reduced to the evaluation trace by
+#                                  tests/oracle/eval-filter.sh verbose <case dir> (as record-files.sh)
 # A case with a file named n-only works on the machine's own accounts (root, nobody, ...) and is
-# recorded with -n only (n.out n.rc n.accounts): the dry run runs no command.
+# recorded with -n only (n.out n.rc n.accounts, and verbose.out from -K -n -v): the dry run runs no command.
 # "accounts" lists the cfsimu*/cfsimg* lines of /etc/passwd, of /etc/group and name:password:expire of
 # /etc/shadow (each prefixed by the file name), then the scratch tree (tests/oracle/files-tree.py).
 #
@@ -55,6 +58,8 @@ normalise() {
 
 if [ "${1:-}" = "--normalise" ]; then normalise; exit 0; fi
 
+only=
+if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
 if [ $# -eq 0 ]; then
   set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
 fi
@@ -111,6 +116,13 @@ for name in "$@"; do
     normalise <"$tmp/raw" >"$tmp/$out.out"
   }
 
+  vflags=-v; [ -f "$dir/n-only" ] && vflags="-n -v"
+  if [ "$only" = verbose ]; then
+    if fresh; then agent verbose $vflags; done_mode; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
+      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    rm -rf "$tmp"
+    continue
+  fi
   if [ -f "$dir/n-only" ]; then
     # a case on the machine's own accounts: only the dry run, which runs nothing
     if fresh; then
@@ -119,9 +131,10 @@ for name in "$@"; do
       cut -d: -f1,2,8 /etc/shadow >"$tmp/start/shadow"
       agent n -n; echo "$rc" >"$tmp/n.rc"; accounts | normalise >"$tmp/n.accounts"; done_mode
     else ok=no; fi
+    if [ $ok = yes ] && fresh; then agent verbose $vflags; done_mode; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
     if [ $ok = yes ]; then
       rm -rf "$exp" "$dir/start" && mkdir -p "$exp" && cp -r "$tmp/start" "$dir/start"
-      for f in n.out n.rc n.accounts; do cp "$tmp/$f" "$exp/$f"; done
+      for f in n.out n.rc n.accounts verbose.out; do cp "$tmp/$f" "$exp/$f"; done
       echo "recorded $name (-n only, rc $(cat "$exp/n.rc"))"
     else status=1; fi
     rm -rf "$tmp"; continue
@@ -138,11 +151,12 @@ for name in "$@"; do
   if [ $ok = yes ] && fresh; then agent default; done_mode; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; done_mode; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest -I --simulate=manifest; done_mode; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose $vflags; done_mode; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
 
   if [ $ok = yes ]; then
     rm -rf "$exp" "$dir/start" && mkdir -p "$exp"
     cp -r "$tmp/start" "$dir/start"
-    for f in I.out I.rc accounts I2.out accounts2 n.out n.rc n.accounts default.out diff.out manifest.out; do
+    for f in I.out I.rc accounts I2.out accounts2 n.out n.rc n.accounts default.out diff.out manifest.out verbose.out; do
       cp "$tmp/$f" "$exp/$f"
     done
     echo "recorded $name (I rc $(cat "$exp/I.rc"), n rc $(cat "$exp/n.rc"))"

@@ -2,7 +2,7 @@
 //! is the profile's package database, or the profile's `commands` result for the exact
 //! `package_list_command` (parsed with `package_list_name_regex` / `…_version_regex` /
 //! `…_arch_regex`, lines matching `package_installed_regex`). Actions are scheduled and executed at
-//! the end of the bundle ([`execute`]): deletes, then adds, then updates; one `Installing NAME...`
+//! the end of the packages section of the pass ([`execute`]): deletes, then adds, then updates; one `Installing NAME...`
 //! line per action and method; `individual` runs one command per package, `bulk` one for all. A
 //! command is never run: the profile's `commands` result for the exact command line answers, else
 //! the database does (an add or update of a package the repositories do not have exits 1). `-n`
@@ -222,7 +222,8 @@ fn frozen(e: &Engine<'_>, p: &Promise) -> Promise {
     q
 }
 
-/// Runs the schedule (the agent's `ExecuteScheduledPackages`, at the end of a bundle).
+/// Runs the schedule (the agent's `ExecuteScheduledPackages`, at the end of the packages section of a
+/// pass).
 pub fn execute(e: &mut Engine<'_>) {
     let schedule = std::mem::take(&mut e.package_schedule);
     if schedule.is_empty() {
@@ -251,9 +252,9 @@ pub fn execute(e: &mut Engine<'_>) {
             if first.bulk {
                 let names: Vec<&str> = items.iter().map(|s| s.name.as_str()).collect();
                 let ok = run(e, action, &first.command, &names);
-                for s in &items {
-                    finish(e, s, ok);
-                }
+                // one outcome for the one command: the first package's promise gets it (recorded:
+                // packages/lg-add-bulk/verbose.out, one outcome class and one repaired promise)
+                finish(e, first, ok);
             } else {
                 for s in &items {
                     let ok = run(e, action, &s.command, &[s.name.as_str()]);
@@ -308,12 +309,15 @@ fn finish(e: &mut Engine<'_>, s: &Scheduled, ok: bool) {
     let outcome = if ok {
         Outcome::Repaired
     } else {
-        e.log(
-            LogLevel::Error,
-            &format!("Package schedule execution failed for '{}'", s.name),
-        );
         Outcome::Failed
     };
     let def = s.def.clone();
     e.record_outcome(&def, &s.promise, outcome);
+    // after the outcome's classes (recorded: packages/lg-add-fails/verbose.out)
+    if !ok {
+        e.log(
+            LogLevel::Error,
+            &format!("Package schedule execution failed for '{}'", s.name),
+        );
+    }
 }

@@ -19,26 +19,33 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         return;
     }
     let legacy = Engine::constraint(p, "policy").is_none();
-    // the legacy sanity checks run before the promise lock: their errors repeat every pass (recorded)
+    // the legacy sanity checks run before the promise lock: their errors repeat every pass (recorded);
+    // -v shows no promise begin for them, only its end (recorded: packages/lg-verify/verbose.out)
     if legacy && !legacy::sane(e, def, p) {
         e.record_outcome(def, p, crate::eval::Outcome::Failed);
+        e.verbose_promise_end("packages", promiser, crate::eval::Outcome::Failed);
         e.end_event(None, Some(crate::eval::Outcome::Failed));
         return;
     }
+    // -v: the agent begins the promise every pass, before its lock (recorded: packages/*/verbose.out)
+    e.verbose_promise_begin(def, "packages", p, promiser);
     let digest = e.digest(def, "packages", p, promiser);
     if !e.done.insert(digest) {
         e.end_event(Some("already_done"), None);
         return;
     }
-    e.verbose_promise_begin(def, "packages", p, promiser);
     let outcome = if legacy {
         legacy::evaluate(e, def, p, promiser)
     } else {
         module::evaluate(e, def, p, promiser)
     };
-    if let Some(o) = outcome {
-        e.verbose_promise_end("packages", promiser, o);
-    }
+    // a scheduled legacy action ends as repaired now; its outcome comes when the schedule runs
+    // (recorded: packages/lg-add-missing/verbose.out)
+    e.verbose_promise_end(
+        "packages",
+        promiser,
+        outcome.unwrap_or(crate::eval::Outcome::Repaired),
+    );
     e.end_event(None, outcome);
 }
 

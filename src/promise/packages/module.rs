@@ -119,7 +119,7 @@ pub fn evaluate(
                 LogLevel::Warning,
                 &format!("Should remove package '{promiser}'{suffix}"),
             );
-            return Some(fail(e, def, p));
+            return Some(warn_fail(e, def, p, action_warn));
         }
         if simulate {
             let r = record(PackageOp::Remove, version.as_deref(), arch.as_deref());
@@ -162,7 +162,7 @@ pub fn evaluate(
             LogLevel::Warning,
             &format!("Should install repo type package: {promiser}{suffix}"),
         );
-        return Some(fail(e, def, p));
+        return Some(warn_fail(e, def, p, action_warn));
     }
     if simulate {
         // recorded: an update of an installed package under `latest` is recorded with the update's
@@ -212,6 +212,16 @@ pub fn evaluate(
     );
     e.record_outcome(def, p, Outcome::Repaired);
     Some(Outcome::Repaired)
+}
+
+/// The not-kept outcome of a change only warned about: with `action_policy => "warn"` the agent sets
+/// the outcome's classes twice (-v shows two outcome class lines) and counts it once (recorded:
+/// packages/pm-warn-absent/verbose.out).
+fn warn_fail(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, action_warn: bool) -> Outcome {
+    if action_warn {
+        e.apply_classes_body(def, p, Outcome::Failed);
+    }
+    fail(e, def, p)
 }
 
 fn fail(e: &mut Engine<'_>, def: &BundleDef, p: &Promise) -> Outcome {
