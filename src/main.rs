@@ -373,7 +373,7 @@ fn fleet_format(s: &str) -> cfsim::fleet::Format {
     after_help = "Exit codes: 0 the run completed (failed promises included, as cf-agent); 1 fatal \
 error or invalid policy (cf-agent would run its failsafe policy); 2 usage or I/O error (bad flags, host \
 profile, unreadable file); 3 a limit was hit (--max-call-depth, --max-iterations, --max-value-bytes, \
---max-list-length, --max-bundle-calls, --module-timeout): the run went on, but the simulation is \
+--max-list-length, --max-bundle-calls, --max-total-values, --module-timeout): the run went on, but the simulation is \
 incomplete."
 )]
 struct AgentArgs {
@@ -535,6 +535,11 @@ struct AgentArgs {
     /// Most bundle runs (bundlesequence and methods calls) in one run; later calls are refused.
     #[arg(long = "max-bundle-calls", default_value_t = 100_000)]
     max_bundle_calls: usize,
+    /// Most value units (string bytes, plus one per list element or data value) the run's function
+    /// results and variable assignments may add up to; later calls and assignments are refused.
+    #[arg(long = "max-total-values", default_value_t = cfsim::eval::DEFAULT_MAX_TOTAL_VALUES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_total_values: u64,
     /// Seconds to wait for a promise module's answer (`--exec`) before killing it.
     #[arg(long = "module-timeout", default_value_t = cfsim::module::promise_module::DEFAULT_TIMEOUT_SECS)]
     module_timeout: u64,
@@ -1003,6 +1008,7 @@ fn main() -> ExitCode {
                     max_value_bytes: a.max_value_bytes,
                     max_list_length: a.max_list_length,
                     max_bundle_calls: a.max_bundle_calls,
+                    max_total_values: a.max_total_values,
                 }),
             })
         }

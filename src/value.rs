@@ -43,6 +43,17 @@ impl Value {
         }
     }
 
+    /// The value's size in the units of `--max-total-values`: a scalar's bytes, a list's bytes plus
+    /// one per element, a data container's JSON values (its strings' bytes not counted).
+    pub fn work_units(&self) -> u64 {
+        let n = match self {
+            Value::Scalar(_, s) => s.len(),
+            Value::List(_, items) => items.iter().map(|i| i.len() + 1).sum(),
+            Value::Data(d) => json_nodes(d, usize::MAX),
+        };
+        u64::try_from(n).unwrap_or(u64::MAX)
+    }
+
     /// A string scalar.
     pub fn str(s: impl Into<String>) -> Value {
         Value::Scalar(ScalarKind::String, s.into())

@@ -145,3 +145,31 @@ fn datastate_holding_earlier_states_stops_at_the_list_limit() {
     );
     assert!(out.contains("R: done"), "{out}");
 }
+
+/// Fuzz finding 9: every value within its own limits, but the run's values add up without bound
+/// (self-referencing lists, a bundlestate() per element holding the earlier ones): the run-wide budget
+/// refuses later calls and assignments with one error line per engine, exit code 3.
+#[test]
+fn self_growing_states_stop_at_the_total_value_budget() {
+    let (code, out) = agent_limited(
+        "./self_growing_states.cf",
+        &["--max-total-values", "1000000"],
+    );
+    assert_eq!(code, Some(3), "{}", &out[out.len().saturating_sub(400)..]);
+    let said = out
+        .lines()
+        .filter(|l| {
+            l.contains("the run's values add up to more than the limit (--max-total-values)")
+        })
+        .count();
+    // said once by cf-promises' pre-evaluation (passed on by the agent) and once by the agent's own
+    assert_eq!(said, 2, "{}", &out[..out.len().min(800)]);
+    // with a small list limit the lists stop growing early: the run stays within the budget (the list
+    // limit is what it reports) and reaches its report
+    let (code, out) = agent_limited(
+        "./self_growing_states.cf",
+        &["--max-total-values", "1000000", "--max-list-length", "20"],
+    );
+    assert!(code == Some(3) && out.contains("R: web295382"), "{out}");
+    assert!(!out.contains("--max-total-values"), "{out}");
+}

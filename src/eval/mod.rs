@@ -56,6 +56,12 @@ pub struct Limits {
     /// Most bundle runs (bundlesequence and `methods` calls) in one run: the depth limit alone lets a
     /// bundle that calls itself twice run 2^depth times.
     pub max_bundle_calls: usize,
+    /// Most value units (string bytes, plus one per list element or data container value, see
+    /// [`Value::work_units`]) the run's function results and variable assignments may add up to: each
+    /// value is bounded by the limits above, but a promise iterated many times over a function that
+    /// copies a large table would still cost time and memory far past what real policy needs. Past it,
+    /// function calls and vars promises are refused.
+    pub max_total_values: u64,
 }
 
 impl Limits {
@@ -102,9 +108,14 @@ impl Default for Limits {
             max_value_bytes: 64 << 20,
             max_list_length: 1_000_000,
             max_bundle_calls: 100_000,
+            max_total_values: DEFAULT_MAX_TOTAL_VALUES,
         }
     }
 }
+
+/// Default of [`Limits::max_total_values`]: 2^24 units (16,777,216), about a hundred times what a
+/// masterfiles run on a bundled profile produces (measured: between 100,000 and 200,000).
+pub const DEFAULT_MAX_TOTAL_VALUES: u64 = 1 << 24;
 
 /// Highest `--max-call-depth` accepted: the evaluation thread's stack is sized from the limit
 /// ([`stack_bytes`]), so the limit, not the stack, ends a deep recursion.
@@ -282,6 +293,10 @@ pub struct Engine<'h> {
     pub abort_bundle_classes: Option<Vec<String>>,
     /// A limit of [`Limits`] was hit (the run goes on; its exit code becomes [`EXIT_LIMIT`]).
     pub limit_hit: bool,
+    /// Value units the run may still produce ([`Limits::max_total_values`]), and whether running out was
+    /// reported (once).
+    pub work_left: u64,
+    pub work_said: bool,
     /// Bundle runs so far (see [`Limits::max_bundle_calls`]).
     pub bundle_calls: usize,
     /// Custom promise types declared with `promise agent NAME`: name, attributes, file.
@@ -349,6 +364,7 @@ impl<'h> Engine<'h> {
 
     /// An engine without files.
     fn empty(host: &'h Host, level: LogLevel, opts: RunOptions) -> Engine<'h> {
+        let max_total_values = opts.limits.max_total_values;
         let mut adapter = HostAdapter::new(host);
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
@@ -388,6 +404,8 @@ impl<'h> Engine<'h> {
             bundle_aborted: false,
             abort_bundle_classes: None,
             limit_hit: false,
+            work_left: max_total_values,
+            work_said: false,
             bundle_calls: 0,
             cur_file: 0,
             this_path: None,

@@ -67,6 +67,10 @@ impl Engine<'_> {
     pub fn call_function(&mut self, c: &Call) -> RvalResult {
         let key = c as *const Call as usize;
         if let Some(hit) = self.fn_memo.as_ref().and_then(|m| m.get(&key)) {
+            // a remembered result costs its copy (the run-wide value budget counts it again)
+            if let RvalResult::Value { value, .. } = &hit.0 {
+                self.work_left = self.work_left.saturating_sub(value.work_units());
+            }
             return hit.0.clone();
         }
         let mut lines = Vec::new();
@@ -112,8 +116,12 @@ impl Engine<'_> {
             cx.agent = self.agent_component;
             cx.simulate = self.opts.simulate.is_some();
             cx.max_values = self.opts.limits.max_list_length;
+            cx.work_left = self.work_left;
+            cx.work_said = self.work_said;
             let o = eval_call(&mut cx, &expr, &mut self.cache);
             self.limit_hit |= cx.limit_hit;
+            self.work_left = cx.work_left;
+            self.work_said = cx.work_said;
             (o, cx.log)
         };
         for l in log {

@@ -263,8 +263,21 @@ pub fn call_evaluated(
     if any_unresolved && skips_on_unresolved(name, args.len()) {
         return EvalOutcome::Unresolved;
     }
+    if ctx.work_left == 0 {
+        ctx.limit_hit = true;
+        if !ctx.work_said {
+            ctx.work_said = true;
+            ctx.error(format!(
+                "cfsim: the run's values add up to more than the limit (--max-total-values); not calling '{name}' nor any function after it"
+            ));
+        }
+        return EvalOutcome::Failed;
+    }
     match cache.call(ctx, name, args) {
-        CallOutcome::Value(v) => EvalOutcome::Value(v),
+        CallOutcome::Value(v) => {
+            ctx.work_left = ctx.work_left.saturating_sub(v.work_units());
+            EvalOutcome::Value(v)
+        }
         CallOutcome::Failed => EvalOutcome::Failed,
         CallOutcome::Unknown => EvalOutcome::Unknown,
         CallOutcome::NotImplemented => EvalOutcome::NotImplemented,

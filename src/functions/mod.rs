@@ -104,6 +104,10 @@ pub struct CallCtx<'a> {
     /// The run's `--max-list-length`: functions that copy whole tables (`datastate()`) refuse a result
     /// holding more values, before building it.
     pub max_values: usize,
+    /// Value units the run may still produce (`--max-total-values`): each function result uses its
+    /// size; at zero calls are refused. `work_said`: the refusal was reported (once a run).
+    pub work_left: u64,
+    pub work_said: bool,
 }
 
 /// Functions the agent does not call in `--simulate` mode (they may change the machine).
@@ -129,6 +133,8 @@ impl<'a> CallCtx<'a> {
             limit_hit: false,
             simulate: false,
             max_values: usize::MAX,
+            work_left: u64::MAX,
+            work_said: false,
         }
     }
 

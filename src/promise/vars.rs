@@ -230,6 +230,21 @@ fn verify(
     let Some(value) = to_typed(ty, value) else {
         return (Some("type_mismatch"), Some(Outcome::Failed));
     };
+    // the run-wide budget: a value past what is left is not set (said once a run)
+    let units = value.work_units();
+    if units > e.work_left {
+        e.work_left = 0;
+        e.limit_hit = true;
+        if !e.work_said {
+            e.work_said = true;
+            e.log(
+                crate::eval::output::LogLevel::Error,
+                &format!("cfsim: the run's values add up to more than the limit (--max-total-values); variable '{promiser}' not set, nor any after it"),
+            );
+        }
+        return (Some("too_large"), Some(Outcome::Failed));
+    }
+    e.work_left -= units;
     if let Some(why) = e.opts.limits.too_large(&value) {
         e.limit_hit = true;
         e.log(

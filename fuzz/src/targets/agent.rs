@@ -280,6 +280,7 @@ fn run(input: &[u8]) {
             max_value_bytes: 1 << 20,
             max_list_length: 1_000,
             max_bundle_calls: 500,
+            max_total_values: 1 << 20,
         }),
         ..Options::default()
     };

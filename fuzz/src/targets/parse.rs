@@ -86,6 +86,7 @@ fn run(input: &[u8]) {
         file,
         policy: parsed.policy,
         diags: parsed.diags,
+        recovered: parsed.recovered,
     };
     let files = std::slice::from_ref(&loaded);
     let report = check_all(files);
