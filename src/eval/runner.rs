@@ -586,6 +586,12 @@ impl Engine<'_> {
 
     /// Records `outcome` for the frame aggregate, the handle, and the `classes` body.
     pub fn record_outcome(&mut self, def: &BundleDef, p: &Promise, outcome: super::Outcome) {
+        self.record_counts(def, p, outcome);
+        self.apply_classes_body(def, p, outcome);
+    }
+
+    /// Records `outcome` for the frame aggregate and the handle (no classes).
+    pub fn record_counts(&mut self, _def: &BundleDef, p: &Promise, outcome: super::Outcome) {
         if let Some(c) = self.counts.last_mut() {
             match outcome {
                 super::Outcome::Kept => c.kept += 1,
@@ -609,6 +615,5 @@ impl Engine<'_> {
                 self.handles.insert(h);
             }
         }
-        self.apply_classes_body(def, p, outcome);
     }
 }

@@ -213,9 +213,6 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     // the file: kept when nothing changed, repaired before the buffered INFO lines when it is saved
     // (recorded: files/*/verbose.out)
     if (!st.edited && !empty) || st.lines == original {
-        if bundle_ran {
-            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Kept);
-        }
         e.log(
             LogLevel::Verbose,
             &format!("No edit changes to file '{path}' need saving"),
@@ -239,14 +236,13 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         pr.should(e, &format!("edit file '{path}'"));
         return;
     }
-    if bundle_ran {
-        e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Repaired);
-    }
+    // `Edited file` is a cfPS whose INFO line waits in the buffer: its classes come first
+    e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Repaired);
     for l in buffered {
         e.out.push(l);
     }
     save(e, a, path, join_lines(&st.lines, bytes));
-    pr.change(e, &format!("Edited file '{path}'"));
+    pr.change_quiet(e, &format!("Edited file '{path}'"));
 }
 
 /// Runs the `edit_line` bundle `name(args)` on the model in `e.edit`.
