@@ -221,9 +221,6 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         return;
     }
     if pr.warn_only {
-        if pr.action_warn && bundle_ran {
-            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Failed);
-        }
         if pr.action_warn {
             // CompareToFile: each line of the file the edit would remove (added lines are not listed)
             for l in original.iter().filter(|l| !st.lines.contains(l)) {
@@ -232,6 +229,9 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
                     &format!("edit_line warning promised: - {l}"),
                 );
             }
+        }
+        if pr.action_warn && bundle_ran {
+            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Failed);
         }
         pr.should(e, &format!("edit file '{path}'"));
         return;

@@ -190,10 +190,19 @@ fn verify_copied(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, s: &Meta, dst: 
             perms.groups = vec![s.gid.to_string()];
         }
     }
+    // without `preserve`, the destination's own owner and group are promised: two kept records
+    // before the mode's (recorded: files/copy-*/verbose.out)
+    if let Some(d) = lstat(e, dst) {
+        if perms.owners.is_empty() {
+            perms.owners = vec![d.uid.to_string()];
+        }
+        if perms.groups.is_empty() {
+            perms.groups = vec![d.gid.to_string()];
+        }
+    }
     let mut b = a.clone();
     b.perms = Some(perms);
     super::leaf::perms(e, &b, pr, dst, false);
-    pr.kept(e);
 }
 
 /// `CfCopyFile` for a source that is not a directory.
