@@ -89,7 +89,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             let exit = verify_path(e, &a, &mut one, path);
             keep_at_exit(e, &one, path, exit);
             if exit != Exit::Skipped {
-                one.end_line(e, promiser);
+                one.end_path(e, promiser);
             }
             pr.res = pr.res.max(one.res);
             continue;

@@ -139,40 +139,45 @@ impl<'a> Pr<'a> {
         e.apply_classes_body(self.def, self.p, self.outcome());
     }
 
-    /// The end of a promise whose paths printed their own end lines: counts and the aggregated
-    /// classes (none when no path matched).
+    /// The end of one path ([`Pr::end_line`]), which the agent counts for the bundle's accounting
+    /// (a regex promiser counts once per path; a path `file_select` skipped is not counted).
+    pub fn end_path(&self, e: &mut Engine<'_>, shown: &str) {
+        self.end_line(e, shown);
+        e.record_counts(self.def, self.p, self.outcome());
+    }
+
+    /// The end of a promise whose paths printed their own end lines: the aggregated classes (none
+    /// when no path matched).
     pub fn finish_quiet(&mut self, e: &mut Engine<'_>) {
         if self.res == Res::Skipped {
             e.end_event(None, Some(Outcome::Kept));
             return;
         }
         let o = self.outcome();
-        self.record(e, o);
+        self.final_classes(e, o);
         e.verbose_promise_end("files", &self.promiser, o);
         e.end_event(None, Some(o));
     }
 
-    /// Counts the promise's outcome; its classes once more unless the promise was literal.
-    fn record(&self, e: &mut Engine<'_>, o: Outcome) {
-        if self.literal {
-            e.record_counts(self.def, self.p, o);
-        } else {
-            e.record_outcome(self.def, self.p, o);
+    /// The promise's classes once more after its last path, unless the promise was literal.
+    fn final_classes(&self, e: &mut Engine<'_>, o: Outcome) {
+        if !self.literal {
+            e.apply_classes_body(self.def, self.p, o);
         }
     }
 
-    /// The end of the promise: the end of its one path ([`Pr::end_line`]; none for a path that
-    /// `file_select` skipped), counts and classes.
+    /// The end of the promise: the end of its one path ([`Pr::end_path`]; none for a path that
+    /// `file_select` skipped), and the classes once more.
     pub fn finish(&mut self, e: &mut Engine<'_>, shown: &str, path_end: bool) {
         if self.not_simulated {
             e.end_event(Some("not_simulated"), None);
             return;
         }
         if path_end {
-            self.end_line(e, shown);
+            self.end_path(e, shown);
         }
         let o = self.outcome();
-        self.record(e, o);
+        self.final_classes(e, o);
         e.verbose_promise_end("files", shown, o);
         e.end_event(None, Some(o));
     }
