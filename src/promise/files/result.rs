@@ -75,6 +75,13 @@ impl<'a> Pr<'a> {
         self.apply(e, Res::Noop);
     }
 
+    /// Nothing to do, said with a plain log line (no `cfPS`, no classes).
+    pub fn noop(&mut self) {
+        if Res::Noop > self.res {
+            self.res = Res::Noop;
+        }
+    }
+
     /// `RecordChange` with its INFO line.
     pub fn change(&mut self, e: &mut Engine<'_>, msg: &str) {
         e.log(LogLevel::Info, msg);
