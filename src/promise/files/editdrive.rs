@@ -369,12 +369,12 @@ fn render_mustache(
             return;
         }
     };
-    // recorded: a first rendering defines the kept classes too
-    pr.kept(e);
     if text.as_bytes() == old {
+        pr.kept(e);
         return;
     }
     if pr.warn_only {
+        pr.kept(e);
         pr.should(
             e,
             &format!("update rendering of '{path}' from mustache template '{tname}'"),
@@ -382,7 +382,12 @@ fn render_mustache(
         return;
     }
     save(e, a, path, text.into_bytes());
-    pr.change(
+    // `Updated rendering …` is a cfPS whose INFO line waits in the edit's buffer: its repaired
+    // classes, then the edit context's kept ones (nothing left to save), then the line (recorded:
+    // files/mustache-*/verbose.out)
+    e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Repaired);
+    pr.kept(e);
+    pr.change_quiet(
         e,
         &format!("Updated rendering of '{path}' from mustache template '{tname}'"),
     );
