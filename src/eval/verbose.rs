@@ -167,7 +167,7 @@ impl Engine<'_> {
                 format!(
                     "promise_{}_{}",
                     crate::expr::canonify(&file),
-                    self.line_of(p)
+                    self.promiser_end_line_of(p)
                 )
             }
         };
