@@ -92,7 +92,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--diffs")
     ap.add_argument("prefix", nargs="*")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     base = os.path.join(ROOT, "policies", "files")
     cases = sorted(os.path.join(base, d) for d in os.listdir(base)
                    if os.path.isfile(os.path.join(base, d, "policy.cf"))
