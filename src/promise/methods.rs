@@ -113,7 +113,11 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
                     Rval::Scalar(s) if naked_list_name(&s.value).is_some() => {
                         format!("\"{}\"", s.value)
                     }
-                    Rval::Scalar(s) => format!("\"{}\"", e.expand(&s.value).text),
+                    // a double quote in the value is written escaped (recorded:
+                    // files/std-file-make-bundles/verbose.out)
+                    Rval::Scalar(s) => {
+                        format!("\"{}\"", e.expand(&s.value).text.replace('"', "\\\""))
+                    }
                     Rval::Call(inner) => written_call(e, inner),
                     _ => String::new(),
                 })
