@@ -696,7 +696,8 @@ pub fn integrity(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
                 }
                 changed = true;
             }
-            Some(_) => {}
+            // `File hash for P is correct`: a kept record (recorded: changes-detect-content)
+            Some(_) => pr.kept(e),
         }
     }
     if changed {

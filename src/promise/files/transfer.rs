@@ -685,10 +685,13 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
                     pr.should(e, &format!("create link '{path}'"));
                     return;
                 }
+                // a failed record of its own, then the error of the link (recorded:
+                // link-obstruction/verbose.out)
                 e.log(
                     LogLevel::Error,
                     &format!("Object '{path}' is obstructing promise"),
                 );
+                pr.fail(e);
                 e.log(
                     LogLevel::Error,
                     &format!(
