@@ -225,6 +225,36 @@ impl Engine<'_> {
         }
     }
 
+    /// `P: BEGIN promise …` of one line of a `template_method => "cfengine"` template: the agent
+    /// turns the template into a temporary edit_line bundle (`temp_cf_bundle_<canonified template
+    /// path>`) of unlabelled `insert_lines` promises, each under its section's class (recorded:
+    /// files/cftemplate-basic/verbose.out).
+    pub fn verbose_template_begin(&mut self, stack: &str, template: &str, class: &str, line: &str) {
+        if !self.verbose_on() {
+            return;
+        }
+        let bundle = format!("temp_cf_bundle_{}", crate::expr::canonify(template));
+        self.v(&format!("P: {DOTS}"));
+        self.v(&format!(
+            "P: BEGIN promise 'unlabelled_promise' of type \"insert_lines\" (pass {})",
+            self.agent_pass
+        ));
+        let shown = cut_bytes(&abbreviated_promiser(line), 40, "");
+        self.v(&format!("P:    Promiser/affected object: '{shown}'"));
+        let call_text = self.bundle_args.clone();
+        if call_text.is_empty() {
+            self.v(&format!("P:    Part of bundle: {bundle}"));
+        } else {
+            let args = call_text.find("( {").map_or("", |i| &call_text[i..]);
+            self.v(&format!("P:    From parameterized bundle: {bundle}{args}"));
+        }
+        self.v(&format!("P:    Base context class: {class}"));
+        self.v(&format!(
+            "P:    Stack path: {stack}/default/{bundle}/insert_lines/'{}'[1]",
+            abbreviated_promiser(line)
+        ));
+    }
+
     /// How `-v` shows an `if`/`unless` value: the expanded string, or a function's result (its call text
     /// when it could not be called).
     fn condition_text(&mut self, rv: &crate::syntax::ast::Rval) -> String {
