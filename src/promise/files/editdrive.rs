@@ -123,11 +123,22 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     });
     let mustache = matches!(a.template_method.as_str(), "mustache" | "inline_mustache")
         && (a.edit_template.is_some() || a.edit_template_string.is_some());
+    let mut pre_buffered = Vec::new();
     if stat(e, path).is_none() {
         if a.create && !pr.warn_only {
             // created by the create step already when it could be
         } else if mustache || a.edit_template.is_some() {
-            if !leaf::create(e, a, pr, path) {
+            // the cfengine method creates the file in its edit context: the INFO line waits with
+            // the edit's (recorded: files/cftemplate-no-create/verbose.out)
+            let held = (!mustache).then(|| e.out.info_buffer.replace(Vec::new()));
+            let created = leaf::create(e, a, pr, path);
+            if let Some(held) = held {
+                pre_buffered = std::mem::replace(&mut e.out.info_buffer, held).unwrap_or_default();
+            }
+            if !created {
+                for l in std::mem::take(&mut pre_buffered) {
+                    e.out.push(l);
+                }
                 if a.edit_template.is_some() && !mustache && !a.create {
                     e.log(
                         LogLevel::Error,
@@ -189,7 +200,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         action_warn: pr.action_warn,
         edited: false,
     };
-    let held = e.out.info_buffer.replace(Vec::new());
+    let held = e.out.info_buffer.replace(pre_buffered);
     let saved = e.edit.replace(state);
     let mut bundle_ran = false;
     if let Some((name, args)) = &a.edit_line {
