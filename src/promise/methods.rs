@@ -244,7 +244,10 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             );
         }
     }
-    let outcome = if e.opts.dry_run && (agg.failed || agg.repaired) {
+    // a simulate run's methods are not warn-only (recorded: policies/files/std-file-make-bundles,
+    // -n and --simulate)
+    let dry = e.opts.dry_run && e.opts.simulate.is_none();
+    let outcome = if dry && (agg.failed || agg.repaired) {
         // recorded: policies/files/std-file-make-bundles (-n)
         e.log(
             LogLevel::Warning,
