@@ -720,7 +720,10 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
         return;
     }
     let (v, b) = e.host.vfs_mut();
-    let _ = v.symlink(b, path, &target);
+    // a link made for one of `link_children`' entries is listed too (recorded: link-children)
+    if v.symlink(b, path, &target).is_ok() {
+        v.mark_changed(b, path);
+    }
     pr.change(e, &format!("Linked files '{path}' -> '{target}'"));
 }
 
