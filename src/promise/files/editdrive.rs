@@ -102,7 +102,10 @@ fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
             for i in (1..n).rev() {
                 let from = format!("{path}.cf-before-edit.{i}");
                 if v.stat(b, &from, false).is_some() {
-                    let _ = v.rename(b, &from, &format!("{path}.cf-before-edit.{}", i + 1));
+                    // a backup is a side file: its rotation is not a rename the --simulate report
+                    // lists, as the agent's does not (recorded: editdefaults-backup-rotate)
+                    let to = format!("{path}.cf-before-edit.{}", i + 1);
+                    let _ = v.rename_unlisted(b, &from, &to);
                 }
             }
             let _ = v.write_file_shared(b, &format!("{path}.cf-before-edit.1"), old, mode);
