@@ -479,8 +479,15 @@ impl<'h> Engine<'h> {
     /// promiser string may span lines); the line of `promise_<file>_<line>` handles (recorded:
     /// files/insert-multiline-literal/verbose.out).
     pub fn promiser_end_line_of(&self, p: &Promise) -> usize {
-        let end = p.promiser.span.end.max(p.promiser.span.start.saturating_add(1)) - 1;
-        self.files.get(self.cur_file).map_or(0, |f| f.lines.line(end))
+        let end = p
+            .promiser
+            .span
+            .end
+            .max(p.promiser.span.start.saturating_add(1))
+            - 1;
+        self.files
+            .get(self.cur_file)
+            .map_or(0, |f| f.lines.line(end))
     }
 
     /// Logs a message at `level`.

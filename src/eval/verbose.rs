@@ -194,7 +194,10 @@ impl Engine<'_> {
             // the current bundle's name with the last call's arguments: in an edit_line bundle,
             // its caller's (recorded: files/std-file-make-bundles/verbose.out)
             let args = call_text.find("( {").map_or("", |i| &call_text[i..]);
-            self.v(&format!("P:    From parameterized bundle: {}{args}", def.name));
+            self.v(&format!(
+                "P:    From parameterized bundle: {}{args}",
+                def.name
+            ));
         }
         self.v(&format!("P:    Base context class: {guard}"));
         let var_guard = p
