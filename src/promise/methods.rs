@@ -244,10 +244,17 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             );
         }
     }
-    // a simulate run's methods are not warn-only (recorded: policies/files/std-file-make-bundles,
-    // -n and --simulate)
-    let dry = e.opts.dry_run && e.opts.simulate.is_none();
-    let outcome = if dry && (agg.failed || agg.repaired) {
+    // the agent says so of a bundle whose result is a warning: in a dry run every repair is one;
+    // in a simulate run the files changes are real repairs (made in its chroot) and only what it
+    // does not run (commands, services) warns — cfsim's aggregate has no warning of its own, so
+    // a failure stands for it there (recorded: policies/files/std-file-make-bundles -n and
+    // --simulate, policies/services/*/diff.out)
+    let warned = if e.opts.simulate.is_some() {
+        agg.failed
+    } else {
+        e.opts.dry_run && (agg.failed || agg.repaired)
+    };
+    let outcome = if warned {
         // recorded: policies/files/std-file-make-bundles (-n)
         e.log(
             LogLevel::Warning,
