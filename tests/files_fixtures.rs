@@ -26,10 +26,10 @@ const FLOORS: &[(&str, usize)] = &[
     ("tree2", 207),
     ("n", 207),
     ("default", 207),
-    ("diff", 173),
-    ("manifest", 174),
-    ("manifest-full", 174),
-    ("verbose", 75),
+    ("diff", 176),
+    ("manifest", 177),
+    ("manifest-full", 177),
+    ("verbose", 205),
 ];
 
 /// The recorder's normalisation (`tests/oracle/record-files.sh --normalise`): the simulate chroot's

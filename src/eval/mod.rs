@@ -498,6 +498,21 @@ impl<'h> Engine<'h> {
             .map_or(0, |f| f.lines.line(p.promiser.span.start))
     }
 
+    /// The line the agent's parser was on when it had read the promiser: its last line (a
+    /// promiser string may span lines); the line of `promise_<file>_<line>` handles (recorded:
+    /// files/insert-multiline-literal/verbose.out).
+    pub fn promiser_end_line_of(&self, p: &Promise) -> usize {
+        let end = p
+            .promiser
+            .span
+            .end
+            .max(p.promiser.span.start.saturating_add(1))
+            - 1;
+        self.files
+            .get(self.cur_file)
+            .map_or(0, |f| f.lines.line(end))
+    }
+
     /// Logs a message at `level`.
     pub fn log(&mut self, level: LogLevel, msg: &str) {
         self.out.log(level, msg);

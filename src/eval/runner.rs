@@ -163,12 +163,16 @@ impl Engine<'_> {
         if !edit {
             self.verbose_bundle_begin(&def);
         }
-        self.bundle_args = self
-            .ctx
-            .frames
-            .last()
-            .map(|f| f.call_text.clone())
-            .unwrap_or_default();
+        // an edit_line bundle's promises show the calling bundle's arguments (recorded:
+        // files/std-file-make-bundles/verbose.out)
+        if !edit {
+            self.bundle_args = self
+                .ctx
+                .frames
+                .last()
+                .map(|f| f.call_text.clone())
+                .unwrap_or_default();
+        }
         // per parameter: the agent's note with the argument's kind (`s` scalar, `f` function call), then
         // the error of a call argument that gave no scalar (recorded: policies/agent/methods_args)
         let kinds = std::mem::take(&mut self.pending_arg_kinds);
@@ -222,8 +226,11 @@ impl Engine<'_> {
             parent.notkept += counts.notkept;
         }
         self.ctx.frames.pop();
-        // the caller's later promises show no arguments (recorded: methods/bundle_args_banner)
-        self.bundle_args.clear();
+        // the caller's later promises show no arguments (recorded: methods/bundle_args_banner),
+        // but those of a files promise's caller after its edit bundle keep theirs
+        if !edit {
+            self.bundle_args.clear();
+        }
         // Parameters of a methods call are removed; those of a bundlesequence entry stay (recorded).
         if via_methods {
             let keys: Vec<_> = params
@@ -591,6 +598,12 @@ impl Engine<'_> {
 
     /// Records `outcome` for the frame aggregate, the handle, and the `classes` body.
     pub fn record_outcome(&mut self, def: &BundleDef, p: &Promise, outcome: super::Outcome) {
+        self.record_counts(def, p, outcome);
+        self.apply_classes_body(def, p, outcome);
+    }
+
+    /// Records `outcome` for the frame aggregate and the handle (no classes).
+    pub fn record_counts(&mut self, _def: &BundleDef, p: &Promise, outcome: super::Outcome) {
         if let Some(c) = self.counts.last_mut() {
             match outcome {
                 super::Outcome::Kept => c.kept += 1,
@@ -614,6 +627,5 @@ impl Engine<'_> {
                 self.handles.insert(h);
             }
         }
-        self.apply_classes_body(def, p, outcome);
     }
 }

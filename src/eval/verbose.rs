@@ -167,7 +167,7 @@ impl Engine<'_> {
                 format!(
                     "promise_{}_{}",
                     crate::expr::canonify(&file),
-                    self.line_of(p)
+                    self.promiser_end_line_of(p)
                 )
             }
         };
@@ -191,7 +191,13 @@ impl Engine<'_> {
         if call_text.is_empty() {
             self.v(&format!("P:    Part of bundle: {}", def.name));
         } else {
-            self.v(&format!("P:    From parameterized bundle: {call_text}"));
+            // the current bundle's name with the last call's arguments: in an edit_line bundle,
+            // its caller's (recorded: files/std-file-make-bundles/verbose.out)
+            let args = call_text.find("( {").map_or("", |i| &call_text[i..]);
+            self.v(&format!(
+                "P:    From parameterized bundle: {}{args}",
+                def.name
+            ));
         }
         self.v(&format!("P:    Base context class: {guard}"));
         let var_guard = p
@@ -220,6 +226,36 @@ impl Engine<'_> {
             let c = self.scalar_of(rv).unwrap_or_default();
             self.v(&format!("P:    Comment:  {c}"));
         }
+    }
+
+    /// `P: BEGIN promise …` of one line of a `template_method => "cfengine"` template: the agent
+    /// turns the template into a temporary edit_line bundle (`temp_cf_bundle_<canonified template
+    /// path>`) of unlabelled `insert_lines` promises, each under its section's class (recorded:
+    /// files/cftemplate-basic/verbose.out).
+    pub fn verbose_template_begin(&mut self, stack: &str, template: &str, class: &str, line: &str) {
+        if !self.verbose_on() {
+            return;
+        }
+        let bundle = format!("temp_cf_bundle_{}", crate::expr::canonify(template));
+        self.v(&format!("P: {DOTS}"));
+        self.v(&format!(
+            "P: BEGIN promise 'unlabelled_promise' of type \"insert_lines\" (pass {})",
+            self.agent_pass
+        ));
+        let shown = cut_bytes(&abbreviated_promiser(line), 40, "");
+        self.v(&format!("P:    Promiser/affected object: '{shown}'"));
+        let call_text = self.bundle_args.clone();
+        if call_text.is_empty() {
+            self.v(&format!("P:    Part of bundle: {bundle}"));
+        } else {
+            let args = call_text.find("( {").map_or("", |i| &call_text[i..]);
+            self.v(&format!("P:    From parameterized bundle: {bundle}{args}"));
+        }
+        self.v(&format!("P:    Base context class: {class}"));
+        self.v(&format!(
+            "P:    Stack path: {stack}/default/{bundle}/insert_lines/'{}'[1]",
+            abbreviated_promiser(line)
+        ));
     }
 
     /// How `-v` shows an `if`/`unless` value: the expanded string, or a function's result (its call text

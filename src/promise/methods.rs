@@ -148,7 +148,12 @@ pub fn evaluate_as(
                     Rval::Scalar(s) if naked_list_name(&s.value).is_some() => {
                         format!("\"{}\"", s.value)
                     }
-                    Rval::Scalar(s) => format!("\"{}\"", shown_arg(e, &s.value, keep_policy)),
+                    // a double quote in the value is written escaped (recorded:
+                    // files/std-file-make-bundles/verbose.out)
+                    Rval::Scalar(s) => format!(
+                        "\"{}\"",
+                        shown_arg(e, &s.value, keep_policy).replace('"', "\\\"")
+                    ),
                     Rval::Call(inner) => written_call(e, inner),
                     _ => String::new(),
                 })
@@ -278,7 +283,17 @@ pub fn evaluate_as(
             );
         }
     }
-    let outcome = if e.opts.dry_run && (agg.failed || agg.repaired) {
+    // the agent says so of a bundle whose result is a warning: in a dry run every repair is one;
+    // in a simulate run the files changes are real repairs (made in its chroot) and only what it
+    // does not run (commands, services) warns — cfsim's aggregate has no warning of its own, so
+    // a failure stands for it there (recorded: policies/files/std-file-make-bundles -n and
+    // --simulate, policies/services/*/diff.out)
+    let warned = if e.opts.simulate.is_some() {
+        agg.failed
+    } else {
+        e.opts.dry_run && (agg.failed || agg.repaired)
+    };
+    let outcome = if warned {
         // recorded: policies/files/std-file-make-bundles (-n)
         e.log(
             LogLevel::Warning,

@@ -42,6 +42,13 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(None, Some(Outcome::Kept));
         return;
     }
+    // in an edit_line bundle the edit pass announces the promise every pass, and the report
+    // announces itself once more when it prints; no end lines follow (recorded:
+    // files/edit-order/verbose.out)
+    let in_edit = e.edit.is_some();
+    if in_edit {
+        e.verbose_promise_begin(def, "reports", p, promiser);
+    }
     let digest = e.digest(def, "reports", p, promiser);
     if !e.done.insert(digest) {
         e.end_event(Some("already_done"), None);
@@ -82,7 +89,21 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     let outcome = if warn { Outcome::Failed } else { Outcome::Kept };
     e.record_outcome(def, p, outcome);
-    e.verbose_promise_end("reports", promiser, outcome);
+    if in_edit {
+        // the edit bundle's own counts are dropped, but the agent counts a report in it like any
+        // other promise of the calling bundle (recorded: files/edit-order/verbose.out)
+        let n = e.counts.len();
+        if let Some(c) = n.checked_sub(2).and_then(|i| e.counts.get_mut(i)) {
+            match outcome {
+                Outcome::Kept => c.kept += 1,
+                Outcome::Repaired => c.repaired += 1,
+                Outcome::Failed => c.notkept += 1,
+            }
+        }
+    }
+    if !in_edit {
+        e.verbose_promise_end("reports", promiser, outcome);
+    }
     e.end_event(None, Some(Outcome::Kept));
 }
 

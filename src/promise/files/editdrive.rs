@@ -102,7 +102,10 @@ fn save(e: &mut Engine<'_>, a: &Attrs, path: &str, content: Vec<u8>) {
             for i in (1..n).rev() {
                 let from = format!("{path}.cf-before-edit.{i}");
                 if v.stat(b, &from, false).is_some() {
-                    let _ = v.rename(b, &from, &format!("{path}.cf-before-edit.{}", i + 1));
+                    // a backup is a side file: its rotation is not a rename the --simulate report
+                    // lists, as the agent's does not (recorded: editdefaults-backup-rotate)
+                    let to = format!("{path}.cf-before-edit.{}", i + 1);
+                    let _ = v.rename_unlisted(b, &from, &to);
                 }
             }
             let _ = v.write_file_shared(b, &format!("{path}.cf-before-edit.1"), old, mode);
@@ -123,11 +126,22 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     });
     let mustache = matches!(a.template_method.as_str(), "mustache" | "inline_mustache")
         && (a.edit_template.is_some() || a.edit_template_string.is_some());
+    let mut pre_buffered = Vec::new();
     if stat(e, path).is_none() {
         if a.create && !pr.warn_only {
             // created by the create step already when it could be
         } else if mustache || a.edit_template.is_some() {
-            if !leaf::create(e, a, pr, path) {
+            // the cfengine method creates the file in its edit context: the INFO line waits with
+            // the edit's (recorded: files/cftemplate-no-create/verbose.out)
+            let held = (!mustache).then(|| e.out.info_buffer.replace(Vec::new()));
+            let created = leaf::create(e, a, pr, path);
+            if let Some(held) = held {
+                pre_buffered = std::mem::replace(&mut e.out.info_buffer, held).unwrap_or_default();
+            }
+            if !created {
+                for l in std::mem::take(&mut pre_buffered) {
+                    e.out.push(l);
+                }
                 if a.edit_template.is_some() && !mustache && !a.create {
                     e.log(
                         LogLevel::Error,
@@ -189,7 +203,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         action_warn: pr.action_warn,
         edited: false,
     };
-    let held = e.out.info_buffer.replace(Vec::new());
+    let held = e.out.info_buffer.replace(pre_buffered);
     let saved = e.edit.replace(state);
     let mut bundle_ran = false;
     if let Some((name, args)) = &a.edit_line {
@@ -213,9 +227,6 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     // the file: kept when nothing changed, repaired before the buffered INFO lines when it is saved
     // (recorded: files/*/verbose.out)
     if (!st.edited && !empty) || st.lines == original {
-        if bundle_ran {
-            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Kept);
-        }
         e.log(
             LogLevel::Verbose,
             &format!("No edit changes to file '{path}' need saving"),
@@ -224,9 +235,6 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
         return;
     }
     if pr.warn_only {
-        if pr.action_warn && bundle_ran {
-            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Failed);
-        }
         if pr.action_warn {
             // CompareToFile: each line of the file the edit would remove (added lines are not listed)
             for l in original.iter().filter(|l| !st.lines.contains(l)) {
@@ -236,17 +244,19 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
                 );
             }
         }
+        if pr.action_warn && bundle_ran {
+            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Failed);
+        }
         pr.should(e, &format!("edit file '{path}'"));
         return;
     }
-    if bundle_ran {
-        e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Repaired);
-    }
+    // `Edited file` is a cfPS whose INFO line waits in the buffer: its classes come first
+    e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Repaired);
     for l in buffered {
         e.out.push(l);
     }
     save(e, a, path, join_lines(&st.lines, bytes));
-    pr.change(e, &format!("Edited file '{path}'"));
+    pr.change_quiet(e, &format!("Edited file '{path}'"));
 }
 
 /// Runs the `edit_line` bundle `name(args)` on the model in `e.edit`.
@@ -373,12 +383,12 @@ fn render_mustache(
             return;
         }
     };
-    // recorded: a first rendering defines the kept classes too
-    pr.kept(e);
     if text.as_bytes() == old {
+        pr.kept(e);
         return;
     }
     if pr.warn_only {
+        pr.kept(e);
         pr.should(
             e,
             &format!("update rendering of '{path}' from mustache template '{tname}'"),
@@ -386,7 +396,12 @@ fn render_mustache(
         return;
     }
     save(e, a, path, text.into_bytes());
-    pr.change(
+    // `Updated rendering …` is a cfPS whose INFO line waits in the edit's buffer: its repaired
+    // classes, then the edit context's kept ones (nothing left to save), then the line (recorded:
+    // files/mustache-*/verbose.out)
+    e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Repaired);
+    pr.kept(e);
+    pr.change_quiet(
         e,
         &format!("Updated rendering of '{path}' from mustache template '{tname}'"),
     );

@@ -381,17 +381,53 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
     }
     let policy_file = e.file_path(pr.def.file);
     let line = e.line_of(pr.p);
+    // -v: the temporary bundle's three passes announce each promise whose class holds; the lines
+    // are inserted in the first (recorded: files/cftemplate-basic/verbose.out)
+    let stack = match e.ctx.frames.last() {
+        Some(f) => format!(
+            "{}/{}/{}/files/'{}'",
+            f.stack,
+            f.ns,
+            f.bundle,
+            crate::eval::verbose::abbreviated_promiser(&pr.promiser)
+        ),
+        None => String::new(),
+    };
+    let mut live: Vec<(String, String)> = Vec::new();
     for (ctx, chunk) in chunks {
-        if e.eval_class_str(&ctx) != Ok(true) {
-            continue;
+        if e.eval_class_str(&ctx) == Ok(true) {
+            let text = e.expand(&chunk).text;
+            live.push((ctx, text));
         }
-        let line_text = e.expand(&chunk).text;
+    }
+    for pass in 1..=3 {
+        for (ctx, text) in &live {
+            e.verbose_template_begin(&stack, t, ctx, text);
+            if pass == 1 {
+                template_line(e, pr, &filename, &policy_file, line, text);
+            }
+        }
+    }
+    true
+}
+
+/// One line (or block) of a cfengine template inserted into the edit's model.
+fn template_line(
+    e: &mut Engine<'_>,
+    pr: &Pr<'_>,
+    filename: &str,
+    policy_file: &str,
+    line: usize,
+    line_text: &str,
+) {
+    {
+        let line_text = line_text.to_string();
         let env = EditEnv {
-            filename: &filename,
+            filename,
             dry_run: e.opts.dry_run && e.opts.simulate.is_none(),
             warn_only: pr.action_warn,
             bundle: &pr.def.name,
-            policy_file: &policy_file,
+            policy_file,
             line,
             comment: None,
             select_end_match_eof: false,
@@ -420,5 +456,4 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
             }
         }
     }
-    true
 }

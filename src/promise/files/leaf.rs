@@ -269,7 +269,9 @@ fn delete(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, base_dir: 
             e.host.vfs.list(base, path).unwrap_or_default().is_empty()
         };
         if !empty {
-            pr.kept(e);
+            // `Delete directory '…' not empty, skipping`: a plain verbose line (recorded:
+            // delete-nonempty-dir)
+            pr.noop();
             return;
         }
         let (v, b) = e.host.vfs_mut();
@@ -593,27 +595,22 @@ pub fn perms(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, follow:
 /// `content =>`: the file holds exactly the string.
 pub fn content(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, c: &str) {
     let exists = super::stat(e, path);
-    let mut created = false;
     if exists.is_none() {
         if a.create_false {
-            pr.kept(e);
+            pr.noop();
             return;
         }
         if !a.create && !create(e, a, pr, path) {
             return;
         }
-        created = true;
     }
     let cur = {
         let base = e.host.base();
         e.host.vfs.read(base, path).map(|c| c.to_vec()).ok()
     };
     if cur.as_deref() == Some(c.as_bytes()) {
-        // an empty content on the file just created is no further record (recorded:
-        // content-multiline-nonl)
-        if !created {
-            pr.kept(e);
-        }
+        // the digests match: no record (recorded: content-equal, content-multiline-nonl)
+        pr.noop();
         return;
     }
     if pr.warn_only {
@@ -699,7 +696,8 @@ pub fn integrity(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
                 }
                 changed = true;
             }
-            Some(_) => {}
+            // `File hash for P is correct`: a kept record (recorded: changes-detect-content)
+            Some(_) => pr.kept(e),
         }
     }
     if changed {

@@ -36,6 +36,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     // --simulate: files promises act (on the virtual host, as the agent's chroot)
     pr.action_warn = e.action_warn(def, p);
     pr.warn_only = pr.action_warn || (e.opts.dry_run && e.opts.simulate.is_none());
+    pr.literal = a.copy.is_some() || a.pathtype == "literal";
     // sanity checks run before the lock, so their errors repeat every pass
     if !sanity(e, &a, &mut pr) {
         pr.finish_silent(e);
@@ -66,8 +67,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         if promiser.starts_with('/') {
             e.host.vfs.keep(chop_dot(promiser));
         }
-        pr.kept(e);
-        pr.finish(e, promiser);
+        pr.finish(e, promiser, true);
         return;
     }
     // copy_from promises are literal paths; others expand regex components
@@ -78,6 +78,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     };
     let regex = paths.len() != 1 || paths[0] != promiser;
     let mut chopped = true;
+    let mut path_end = true;
     for path in &paths {
         e.ctx.put_this("promiser", path);
         if regex {
@@ -87,13 +88,16 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             one.action_warn = pr.action_warn;
             let exit = verify_path(e, &a, &mut one, path);
             keep_at_exit(e, &one, path, exit);
-            one.end_line(e, promiser);
+            if exit != Exit::Skipped {
+                one.end_path(e, promiser);
+            }
             pr.res = pr.res.max(one.res);
             continue;
         }
         let exit = verify_path(e, &a, &mut pr, path);
         keep_at_exit(e, &pr, path, exit);
         chopped &= exit != Exit::Unchopped;
+        path_end &= exit != Exit::Skipped;
     }
     if regex {
         pr.finish_quiet(e);
@@ -105,7 +109,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     } else {
         promiser.to_string()
     };
-    pr.finish(e, &shown);
+    pr.finish(e, &shown, path_end);
 }
 
 /// Where the agent's `VerifyFilePromise` left a path.

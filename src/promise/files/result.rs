@@ -41,6 +41,9 @@ pub struct Pr<'a> {
     /// Part of the promise could not be simulated (a copy from a server the profile does not
     /// describe): the promise ends without an outcome or classes, counted as not simulated.
     pub not_simulated: bool,
+    /// The agent's `FindFilePromiserObjects` took its literal branch (`copy_from`, `pathtype =>
+    /// "literal"`): the promise's outcome classes are not set once more after the last path.
+    pub literal: bool,
 }
 
 impl<'a> Pr<'a> {
@@ -54,6 +57,7 @@ impl<'a> Pr<'a> {
             warn_only: false,
             action_warn: false,
             not_simulated: false,
+            literal: false,
         }
     }
 
@@ -71,10 +75,25 @@ impl<'a> Pr<'a> {
         self.apply(e, Res::Noop);
     }
 
+    /// Nothing to do, said with a plain log line (no `cfPS`, no classes).
+    pub fn noop(&mut self) {
+        if Res::Noop > self.res {
+            self.res = Res::Noop;
+        }
+    }
+
     /// `RecordChange` with its INFO line.
     pub fn change(&mut self, e: &mut Engine<'_>, msg: &str) {
         e.log(LogLevel::Info, msg);
         self.apply(e, Res::Change);
+    }
+
+    /// A change whose classes were set already: its INFO line and the result.
+    pub fn change_quiet(&mut self, e: &mut Engine<'_>, msg: &str) {
+        e.log(LogLevel::Info, msg);
+        if Res::Change > self.res {
+            self.res = Res::Change;
+        }
     }
 
     /// A change the run may not make: `Should …` (WARNING), the failed classes.
@@ -108,7 +127,10 @@ impl<'a> Pr<'a> {
         )
     }
 
-    /// The end line of the result so far (a path of a regex promiser).
+    /// The end of the agent's `VerifyFilePromise` for one path (its `exit:` label): the end line of
+    /// the path's result (`No changes done …` and `files promise … repaired` are verbose lines, not
+    /// simulated), and that result's outcome classes once more (`cfPS`; a path that recorded
+    /// nothing ends kept).
     pub fn end_line(&self, e: &mut Engine<'_>, shown: &str) {
         match self.res {
             Res::Warn => e.log(
@@ -121,37 +143,59 @@ impl<'a> Pr<'a> {
             ),
             _ => {}
         }
+        e.apply_classes_body(self.def, self.p, self.outcome());
     }
 
-    /// The end of a promise whose paths printed their own end lines: counts and the aggregated
-    /// classes (none when no path matched).
+    /// The end of one path ([`Pr::end_line`]), which the agent counts for the bundle's accounting
+    /// (a regex promiser counts once per path; a path `file_select` skipped is not counted).
+    pub fn end_path(&self, e: &mut Engine<'_>, shown: &str) {
+        self.end_line(e, shown);
+        e.record_counts(self.def, self.p, self.outcome());
+    }
+
+    /// The end of a promise whose paths printed their own end lines: the aggregated classes (none
+    /// when no path matched).
     pub fn finish_quiet(&mut self, e: &mut Engine<'_>) {
         if self.res == Res::Skipped {
             e.end_event(None, Some(Outcome::Kept));
             return;
         }
         let o = self.outcome();
-        e.record_outcome(self.def, self.p, o);
+        self.final_classes(e, o);
         e.verbose_promise_end("files", &self.promiser, o);
         e.end_event(None, Some(o));
     }
 
-    /// The end of the promise: the end line of its aggregated result, counts and classes.
-    pub fn finish(&mut self, e: &mut Engine<'_>, shown: &str) {
+    /// The promise's classes once more after its last path, unless the promise was literal.
+    fn final_classes(&self, e: &mut Engine<'_>, o: Outcome) {
+        if !self.literal {
+            e.apply_classes_body(self.def, self.p, o);
+        }
+    }
+
+    /// The end of the promise: the end of its one path ([`Pr::end_path`]; none for a path that
+    /// `file_select` skipped), and the classes once more.
+    pub fn finish(&mut self, e: &mut Engine<'_>, shown: &str, path_end: bool) {
         if self.not_simulated {
             e.end_event(Some("not_simulated"), None);
             return;
         }
-        self.end_line(e, shown);
+        if path_end {
+            self.end_path(e, shown);
+        }
         let o = self.outcome();
-        e.record_outcome(self.def, self.p, o);
+        self.final_classes(e, o);
         e.verbose_promise_end("files", shown, o);
         e.end_event(None, Some(o));
     }
 
-    /// A promise rejected by its sanity checks: kept classes only (the agent's aggregated re-set).
+    /// A promise rejected by its sanity checks: not counted, kept classes once (unless literal) and
+    /// the kept end of the promise.
     pub fn finish_silent(&mut self, e: &mut Engine<'_>) {
-        e.apply_classes_body(self.def, self.p, Outcome::Kept);
+        if !self.literal {
+            e.apply_classes_body(self.def, self.p, Outcome::Kept);
+        }
+        e.verbose_promise_end("files", &self.promiser, Outcome::Kept);
     }
 
     /// The outcome counted for the promise.

@@ -135,7 +135,9 @@ fn walk(
                 pr.should(e, &format!("remove dead link '{path}'"));
             } else {
                 let (v, b) = e.host.vfs_mut();
-                let _ = v.remove(b, &path, false);
+                if v.remove(b, &path, false).is_ok() {
+                    v.mark_changed(b, &path);
+                }
                 pr.change(e, &format!("Removed dead link '{path}'"));
             }
             continue;

@@ -190,10 +190,19 @@ fn verify_copied(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, s: &Meta, dst: 
             perms.groups = vec![s.gid.to_string()];
         }
     }
+    // without `preserve`, the destination's own owner and group are promised: two kept records
+    // before the mode's (recorded: files/copy-*/verbose.out)
+    if let Some(d) = lstat(e, dst) {
+        if perms.owners.is_empty() {
+            perms.owners = vec![d.uid.to_string()];
+        }
+        if perms.groups.is_empty() {
+            perms.groups = vec![d.gid.to_string()];
+        }
+    }
     let mut b = a.clone();
     b.perms = Some(perms);
     super::leaf::perms(e, &b, pr, dst, false);
-    pr.kept(e);
 }
 
 /// `CfCopyFile` for a source that is not a directory.
@@ -676,10 +685,13 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
                     pr.should(e, &format!("create link '{path}'"));
                     return;
                 }
+                // a failed record of its own, then the error of the link (recorded:
+                // link-obstruction/verbose.out)
                 e.log(
                     LogLevel::Error,
                     &format!("Object '{path}' is obstructing promise"),
                 );
+                pr.fail(e);
                 e.log(
                     LogLevel::Error,
                     &format!(
@@ -708,7 +720,10 @@ fn link_one(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str, src: &st
         return;
     }
     let (v, b) = e.host.vfs_mut();
-    let _ = v.symlink(b, path, &target);
+    // a link made for one of `link_children`' entries is listed too (recorded: link-children)
+    if v.symlink(b, path, &target).is_ok() {
+        v.mark_changed(b, path);
+    }
     pr.change(e, &format!("Linked files '{path}' -> '{target}'"));
 }
 

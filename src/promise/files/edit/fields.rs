@@ -308,11 +308,11 @@ fn do_edit_column(sub: &mut Vec<String>, op: &str, value: &str, out: &mut Out) -
         }
         "set" => {
             if sub.len() == 1 && sub[0] == value {
-                out.log(LogLevel::Verbose, "Field sub-value set as promised");
+                out.no_change("Field sub-value set as promised");
                 return false;
             }
             if sub.is_empty() && value.is_empty() {
-                out.log(LogLevel::Verbose, "Empty field sub-value set as promised");
+                out.no_change("Empty field sub-value set as promised");
                 return false;
             }
             out.change(format!("Set field sub-value '{value}' in '{filename}'"));
