@@ -246,3 +246,62 @@ fn bad_capture_requests_are_diagnostics() {
     assert!(!d.join("x.json").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The captured services are systemd's service units of this machine: `enabled` exactly for the units
+/// `systemctl list-unit-files` says are enabled, and nothing running when systemd does not run here
+/// (a container). Compared row by row with systemctl (skipped where systemctl is missing).
+#[test]
+fn captured_services_agree_with_systemctl() {
+    let Ok(o) = std::process::Command::new("systemctl")
+        .args([
+            "list-unit-files",
+            "--type=service",
+            "--no-legend",
+            "--no-pager",
+        ])
+        .output()
+    else {
+        eprintln!("skipped: no systemctl");
+        return;
+    };
+    let listed: std::collections::BTreeMap<String, String> = text(&o.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let unit = f.next()?.strip_suffix(".service")?.to_string();
+            Some((unit, f.next()?.to_string()))
+        })
+        .filter(|(u, state)| !u.ends_with('@') && state != "alias")
+        .collect();
+    let d = scratch("services");
+    std::fs::create_dir_all(&d).unwrap();
+    let r = cfsim(&["host", "capture", "--out", "me.json"], &d);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("me.json")).unwrap()).unwrap();
+    let captured = v["services"].as_object().cloned().unwrap_or_default();
+    let systemd_runs = Path::new("/run/systemd/system").is_dir();
+    let mut differ = Vec::new();
+    for (unit, state) in &listed {
+        let Some(s) = captured.get(unit) else {
+            // systemctl lists generated and transient units that have no unit file
+            if !matches!(state.as_str(), "generated" | "transient") {
+                differ.push(format!("{unit}: {state}, not captured"));
+            }
+            continue;
+        };
+        if s["enabled"] != (state == "enabled") {
+            differ.push(format!("{unit}: systemctl {state}, captured {s}"));
+        }
+        if !systemd_runs && s["running"] != false {
+            differ.push(format!("{unit}: running without systemd"));
+        }
+    }
+    for unit in captured.keys() {
+        if !listed.contains_key(unit) {
+            differ.push(format!("{unit}: captured, not listed by systemctl"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+    assert!(differ.is_empty(), "{differ:#?}");
+}

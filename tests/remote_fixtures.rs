@@ -14,10 +14,12 @@
 
 #[path = "common/corpus.rs"]
 mod corpus;
+#[path = "common/tree_corpus.rs"]
+mod tree_corpus;
 use corpus::root;
+use tree_corpus::TreeCorpus;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Cases matching per mode, at least (measured; raise, never lower).
@@ -79,42 +81,6 @@ fn normalise(s: &str) -> String {
     lines.concat()
 }
 
-fn sh(cmd: &mut Command) -> String {
-    match cmd.output() {
-        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Err(e) => format!("cannot run: {e}"),
-    }
-}
-
-/// The tree listing of `dir` (uid/gid columns masked unless this runs as root: a non-root writer
-/// cannot give files away).
-fn tree(dir: &Path, root_user: bool) -> String {
-    let out = sh(Command::new("python3")
-        .arg(root().join("tests/oracle/files-tree.py"))
-        .arg(dir));
-    if root_user {
-        return out;
-    }
-    mask_owners(&out)
-}
-
-fn mask_owners(t: &str) -> String {
-    t.lines()
-        .map(|l| {
-            let mut f: Vec<&str> = l.splitn(8, ' ').collect();
-            if f.len() == 8 {
-                f[2] = "-";
-                f[3] = "-";
-            }
-            f.join(" ") + "\n"
-        })
-        .collect()
-}
-
-fn is_root() -> bool {
-    sh(Command::new("id").arg("-u")).trim() == "0"
-}
-
 /// A profile (the CI machine's: Debian's users and groups, as where the corpus was recorded) whose
 /// `files_root` is `root`, and whose `remote_files` serve the same tree as `127.0.0.1` (its key not
 /// trusted yet when the case has a file `untrusted-key`; admitting what the recorded server admitted:
@@ -154,214 +120,24 @@ fn profile(root_dir: &Path, at: &Path, case: &Path) {
     let _ = std::fs::write(at, v.to_string());
 }
 
-/// Runs cfsim on the case with `flags` against the scratch root; returns (stdout, tree after).
-fn run(
-    case: &Path,
-    name: &str,
-    scratch: &Path,
-    flags: &[&str],
-    root_user: bool,
-) -> (String, PathBuf) {
-    let sibling = |ext: &str| PathBuf::from(format!("{}-{ext}", scratch.display()));
-    let prof = sibling("profile.json");
-    profile(scratch, &prof, case);
-    let out_dir = sibling("out");
-    let _ = std::fs::remove_dir_all(&out_dir);
-    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
-        .current_dir(case)
-        .arg("agent")
-        .arg("-K")
-        .args(flags)
-        .args(["-f", "./policy.cf", "--host"])
-        .arg(&prof)
-        .arg("--write-root")
-        .arg(&out_dir)
-        .output();
-    let stdout = match o {
-        Ok(o) => {
-            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
-        }
-        Err(e) => format!("cannot run cfsim: {e}"),
-    };
-    // the state after: a copy of the scratch tree with the written changes and removals applied
-    let after = sibling("after");
-    let _ = std::fs::remove_dir_all(&after);
-    let _ = Command::new("cp")
-        .arg("-a")
-        .arg(scratch)
-        .arg(&after)
-        .status();
-    // removed paths first (a path whose type changed is listed too), then the written state;
-    // --remove-destination: a path that was a symbolic link and is now a file is replaced, not
-    // written through
-    let removed = std::fs::read_to_string(out_dir.join(".cfsim-removed")).unwrap_or_default();
-    for r in removed.lines() {
-        let p = after.join(r.trim_start_matches('/'));
-        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
-    }
-    let _ = Command::new("cp")
-        .arg("-a")
-        .arg("--remove-destination")
-        .arg(format!("{}/.", out_dir.display()))
-        .arg(&after)
-        .status();
-    let _ = std::fs::remove_file(after.join(".cfsim-removed"));
-    let _ = (name, root_user);
-    (stdout, after)
-}
-
-/// A fresh scratch root for `case` in `tmp`: `tmp/<n>/srv/cfsim-remote/<NAME>` set up by its script.
-fn setup(case: &Path, name: &str, tmp: &Path, n: usize) -> PathBuf {
-    let r = tmp.join(format!("r{n}"));
-    let _ = std::fs::remove_dir_all(&r);
-    let d = r.join("srv/cfsim-remote").join(name);
-    let _ = std::fs::create_dir_all(&d);
-    let _ = Command::new("sh")
-        .arg(case.join("setup.sh"))
-        .current_dir(&d)
-        .status();
-    r
-}
-
-fn expected(case: &Path, f: &str, root_user: bool) -> Option<String> {
-    let t = std::fs::read_to_string(case.join("expected").join(f)).ok()?;
-    if f.starts_with("tree") && !root_user {
-        return Some(mask_owners(&t));
-    }
-    Some(t)
-}
-
-/// What one case gave: per mode, identical or a diff; and whether its scratch tree changed.
-struct CaseResult {
-    name: String,
-    modes: Vec<(&'static str, Option<String>)>,
-    touched: bool,
-}
-
-/// Runs every mode of one case in scratch directory number `i`.
-fn run_case(case: &Path, tmp: &Path, i: usize, root_user: bool) -> CaseResult {
-    let name = case
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let sub = |r: &Path| r.join("srv/cfsim-remote").join(&name);
-    let mut modes = Vec::new();
-    let mut check = |mode: &'static str, got: String| {
-        let file = match mode {
-            "tree" | "tree2" => mode.to_string(),
-            other => format!("{other}.out"),
-        };
-        let Some(want) = expected(case, &file, root_user) else {
-            return;
-        };
-        if want == got {
-            modes.push((mode, None));
-        } else {
-            modes.push((
-                mode,
-                Some(format!(
-                    "--- {name} {mode}\n{}",
-                    similar::TextDiff::from_lines(&want, &got)
-                        .unified_diff()
-                        .header("recorded", "cfsim")
-                )),
-            ));
-        }
-    };
-    // -I, its tree, then the second run on what it left
-    let r = setup(case, &name, tmp, i);
-    let before = tree(&sub(&r), true);
-    let (out, after) = run(case, &name, &r, &["-I"], root_user);
-    let touched = tree(&sub(&r), true) != before;
-    check("I", normalise(&out));
-    check("tree", normalise(&tree(&sub(&after), root_user)));
-    let (out2, after2) = run(case, &name, &after, &["-I"], root_user);
-    check("I2", normalise(&out2));
-    check("tree2", normalise(&tree(&sub(&after2), root_user)));
-    for (mode, flags) in [
-        ("n", &["-n"][..]),
-        ("default", &[][..]),
-        ("diff", &["-I", "--simulate=diff"][..]),
-        ("manifest", &["-I", "--simulate=manifest"][..]),
-        ("manifest-full", &["-I", "--simulate=manifest-full"][..]),
-    ] {
-        let r = setup(case, &name, tmp, i);
-        let (out, _) = run(case, &name, &r, flags, root_user);
-        check(mode, normalise(&out));
-    }
-    let _ = std::fs::remove_dir_all(tmp.join(format!("r{i}")));
-    CaseResult {
-        name,
-        modes,
-        touched,
-    }
-}
+const CORPUS: TreeCorpus = TreeCorpus {
+    name: "remote",
+    profile,
+    normalise,
+    verbose: false,
+    floors: FLOORS,
+};
 
 #[test]
 fn remote_cases_match_the_real_agent() {
-    let cases = corpus::cases("remote");
-    if cases.is_empty() {
-        return;
-    }
-    let root_user = is_root();
-    let tmp = std::env::temp_dir().join(format!("cfsim-remote-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&tmp);
-    // the cases run on every core (each in its own scratch directories)
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(case) = cases.get(i) else {
-                    break;
-                };
-                let r = run_case(case, &tmp, i, root_user);
-                if let Ok(mut v) = results.lock() {
-                    v.push((i, r));
-                }
-            });
-        }
-    });
-    let _ = std::fs::remove_dir_all(&tmp);
-    let mut results = results.into_inner().unwrap_or_default();
-    results.sort_by_key(|(i, _)| *i);
-    let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut touched = Vec::new();
-    for (_, r) in &results {
-        for (mode, diff) in &r.modes {
-            match diff {
-                None => *ok.entry(mode).or_default() += 1,
-                Some(d) => println!("{d}"),
-            }
-        }
-        if r.touched {
-            touched.push(r.name.clone());
-        }
-    }
-    let mut short = Vec::new();
-    for (mode, floor) in FLOORS {
-        let n = ok.get(mode).copied().unwrap_or(0);
-        println!("remote corpus: {mode}: {n}/{} cases identical", cases.len());
-        if n < *floor {
-            short.push(format!("{mode}: {n} < {floor}"));
-        }
-    }
-    assert!(touched.is_empty(), "the scratch tree changed: {touched:?}");
-    if !corpus::narrowed("remote") {
-        assert!(short.is_empty(), "below the floors: {short:?}");
-    }
+    CORPUS.check_all();
 }
 
-/// A server the profile's `remote_files` does not describe: each such copy is reported as not
-/// simulated (a warning naming the server, the port and the profile field), with no outcome and no
-/// classes, and counted as not simulated in the result JSON.
 #[test]
 fn a_server_without_remote_files_is_not_simulated() {
     let case = root().join("policies/remote/remote-new-file");
     let tmp = std::env::temp_dir().join(format!("cfsim-remote-ns-{}", std::process::id()));
-    let r = setup(&case, "remote-new-file", &tmp, 0);
+    let r = CORPUS.setup(&case, "remote-new-file", &tmp, 0);
     let prof = tmp.join("profile.json");
     profile(&r, &prof, &case);
     // the same profile without remote_files

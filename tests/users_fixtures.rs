@@ -30,7 +30,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("default", 38),
     ("diff", 37),
     ("manifest", 37),
-    ("verbose", 41),
+    ("verbose", 43),
 ];
 
 /// The recorder's normalisation (`tests/oracle/record-users.sh`): the simulate chroot's pid, a

@@ -1,9 +1,10 @@
 //! `cfsim host capture`: a host profile of this machine (the facts local discovery reads, its users and
-//! groups, its installed packages from dpkg's database, its process table from `/proc`) and, for the
+//! groups, its installed packages from dpkg's database, its process table from `/proc`, its services
+//! from systemd's unit files and links, [`super::capture_services`]) and, for the
 //! file trees the user names, a copy of them as the profile's `files_root` (with the files discovery
 //! reads, [`ALWAYS`], so classes and name lookups are this machine's): a policy can then be simulated
 //! "as this host" anywhere, and "this host after the change" with the files promises acting on the
-//! copy. Services are not captured (their state needs systemctl). Read-only on the machine: nothing
+//! copy. Read-only on the machine: nothing
 //! runs, nothing outside `--out` and its root directory is written. Limits: files of at most
 //! [`MAX_FILE_BYTES`], at most [`MAX_ENTRIES`]
 //! entries and [`MAX_TOTAL_BYTES`] in all; going over one is an error and nothing is written.
@@ -185,6 +186,19 @@ pub fn capture(req: &Request) -> Result<Captured, CaptureError> {
             .collect();
         if !procs.is_empty() {
             m.insert("processes".into(), Value::Array(procs));
+        }
+        let services: serde_json::Map<String, Value> =
+            super::capture_services::services(Path::new("/"))
+                .into_iter()
+                .map(|(n, s)| {
+                    (
+                        n,
+                        serde_json::json!({"running": s.running, "enabled": s.enabled}),
+                    )
+                })
+                .collect();
+        if !services.is_empty() {
+            m.insert("services".into(), Value::Object(services));
         }
     }
     let text = serde_json::to_string_pretty(&v).map_err(|e| CaptureError(e.to_string()))?;

@@ -8,6 +8,7 @@
 
 pub mod canon;
 pub mod capture;
+pub mod capture_services;
 pub mod changedb;
 mod files;
 pub mod generate;

@@ -55,8 +55,16 @@ pub struct Parsed {
 pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
     let mut parsed = parse_with_pest(path, text);
     if parsed.recovered {
-        // cf-promises' own parser, run on the original text, tells what it prints for this file.
-        match recover::messages(text) {
+        // cf-promises' own parser, run on the original text, tells what it prints for this file. It
+        // works on bytes, as the agent does: a file that is not UTF-8 (read with invalid bytes
+        // replaced by U+FFFD) is read again as it is, so columns count its bytes; the echoed text
+        // shows U+FFFD for an invalid byte (cfsim's diagnostics are UTF-8 text).
+        let raw = text
+            .contains('\u{FFFD}')
+            .then(|| std::fs::read(path).ok())
+            .flatten()
+            .filter(|b| String::from_utf8_lossy(b) == text);
+        match recover::messages(raw.as_deref().unwrap_or(text.as_bytes())) {
             Some(d) => parsed.diags = d,
             None => parsed.recovered = false,
         }

@@ -10,14 +10,14 @@ mod lexer;
 use crate::diag::Diagnostic;
 
 /// The messages cf-promises prints for `text`, or `None` when the emulation cannot model the file.
-pub fn messages(text: &str) -> Option<Vec<Diagnostic>> {
+pub fn messages(text: &[u8]) -> Option<Vec<Diagnostic>> {
     let tables = lalr::tables()?;
-    let msgs = driver::run(tables, text.as_bytes()).ok()?;
+    let msgs = driver::run(tables, text).ok()?;
     Some(
         msgs.into_iter()
             .map(|m| {
                 let shown = m.current_line.and_then(|(s, e)| {
-                    let b = text.as_bytes().get(s..e)?;
+                    let b = text.get(s..e)?;
                     let b = b.split(|c| *c == 0).next().unwrap_or(&[]);
                     Some(String::from_utf8_lossy(b).into_owned())
                 });
