@@ -25,6 +25,7 @@ pub mod functions;
 pub mod graph;
 pub mod henc;
 pub mod host;
+pub mod libmap;
 pub mod load;
 pub mod module;
 pub mod pcre;

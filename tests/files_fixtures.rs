@@ -33,48 +33,10 @@ const FLOORS: &[(&str, usize)] = &[
     ("verbose", 205),
 ];
 
-/// The recorder's normalisation (`tests/oracle/record-files.sh --normalise`): the simulate chroot's
-/// pid, stat-block dates, timestamp backup names (`_<epoch>_<canonified ctime>` → `_<TS>`) and the
-/// size of a symbolic link in a manifest stat block.
+/// The recorder's normalisation (`tests/oracle/record-files.sh --normalise`, see
+/// [`tree_corpus::normalise`]).
 fn normalise(s: &str) -> String {
-    let rules = [
-        (
-            r"/var/lib/cfengine3/state/[0-9]+\.changes",
-            "/var/lib/cfengine3/state/<PID>.changes",
-        ),
-        (
-            r"(?m)^(Access|Modify|Change): [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}$",
-            "$1: <TIME>",
-        ),
-        (
-            r"_[0-9]{9,11}_[A-Z][a-z]{2}_[A-Z][a-z]{2}_+[0-9]{1,2}_[0-9]{2}_[0-9]{2}_[0-9]{2}_[0-9]{4}",
-            "_<TS>",
-        ),
-    ];
-    let mut out = s.to_string();
-    for (re, with) in rules {
-        if let Ok(re) = regex::Regex::new(re) {
-            out = re.replace_all(&out, with).into_owned();
-        }
-    }
-    let link_header = regex::Regex::new(
-        r"^'.*' is a symbolic link$|^'.*' changed type from .* to symbolic link$",
-    )
-    .ok();
-    let size = regex::Regex::new(r"^Size: [0-9]+$").ok();
-    let mut link = false;
-    let mut lines = Vec::new();
-    for l in out.split_inclusive('\n') {
-        let body = l.strip_suffix('\n').unwrap_or(l);
-        if link && size.as_ref().is_some_and(|r| r.is_match(body)) {
-            lines.push(l.replacen(body, "Size: <LINKSIZE>", 1));
-            link = false;
-            continue;
-        }
-        link = link_header.as_ref().is_some_and(|r| r.is_match(body));
-        lines.push(l.to_string());
-    }
-    lines.concat()
+    tree_corpus::normalise(s, &[])
 }
 
 /// A profile (the CI machine's: Debian's users and groups, as where the corpus was recorded) whose `files_root` is `root`.

@@ -1,25 +1,17 @@
 //! The iteration order of cf-agent 3.21's class tables and string sets, simulated. Both are libutils'
-//! `Map` ([`super::libmap`]) with string keys. The bucket of a key is the one-at-a-time `StringHash` of
+//! `Map` ([`crate::libmap`]) with string keys. The bucket of a key is the one-at-a-time `StringHash` of
 //! its bytes (unsigned, seed 0) masked by the bucket count.
 //! The class tables (the global one of hard and soft classes, one per bundle frame for its local
 //! classes) are keyed `ns:name` (`default:name` in the default namespace); the set `classesmatching()`
 //! collects its matches in is keyed by the reported name (`name` or `ns:name`). [`super::vartable`]
 //! models the variable table, which is the same `Map` with another hash.
 
-use super::libmap::LibMap;
-pub use super::libmap::{INITIAL_BUCKETS, TINY_LIMIT};
+use crate::libmap::LibMap;
+pub use crate::libmap::{INITIAL_BUCKETS, TINY_LIMIT};
 
-/// libutils' `StringHash(str, 0)`: Jenkins one-at-a-time over the unsigned bytes.
+/// libutils' `StringHash(str, 0)`.
 pub fn string_hash(s: &str) -> u32 {
-    let mut h: u32 = 0;
-    for &b in s.as_bytes() {
-        h = h.wrapping_add(u32::from(b));
-        h = h.wrapping_add(h << 10);
-        h ^= h >> 6;
-    }
-    h = h.wrapping_add(h << 3);
-    h ^= h >> 11;
-    h.wrapping_add(h << 15)
+    crate::libmap::string_hash(s, 0)
 }
 
 /// The simulated order of one map of string keys.

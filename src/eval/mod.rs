@@ -10,7 +10,6 @@ pub mod context;
 pub mod expansion;
 pub mod fasthash;
 pub mod hostenv;
-pub mod libmap;
 pub mod loading;
 pub mod lowered;
 pub mod output;

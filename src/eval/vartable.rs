@@ -7,8 +7,8 @@
 //! by the bucket count. Functions that walk classic arrays (`getindices`, `getvalues`, `maparray`,
 //! `mergedata` of an array…) see the variables in this order.
 
-use super::libmap::LibMap;
-pub use super::libmap::{INITIAL_BUCKETS, TINY_LIMIT};
+use crate::libmap::LibMap;
+pub use crate::libmap::{INITIAL_BUCKETS, TINY_LIMIT};
 
 /// One-at-a-time step over `bytes` (bytes are signed chars, as the agent's C code adds them).
 fn mix(mut h: u32, bytes: &[u8]) -> u32 {

@@ -2,18 +2,7 @@
 //! `srand`/`rand` (the TYPE_3 additive feedback generator), which `shuffle()` seeds with the hash of its
 //! seed string (libntech `SeqShuffle`).
 
-/// Jenkins one-at-a-time hash, as libntech's `StringHash(str, seed)`.
-pub fn string_hash(s: &str, seed: u32) -> u32 {
-    let mut h = seed;
-    for b in s.bytes() {
-        h = h.wrapping_add(u32::from(b));
-        h = h.wrapping_add(h << 10);
-        h ^= h >> 6;
-    }
-    h = h.wrapping_add(h << 3);
-    h ^= h >> 11;
-    h.wrapping_add(h << 15)
-}
+pub use crate::libmap::string_hash;
 
 /// glibc `rand()` after `srand(seed)`.
 pub struct GlibcRand {

@@ -11,6 +11,7 @@
 //! a later promise), the report shows the state the caller gives; everything else is the agent's, including
 //! its quirks (type changes print details of the old path as the new type, the package maps' merge rules).
 
+use crate::libmap::{string_hash, LibMap};
 use std::collections::{HashMap, HashSet};
 
 use super::time::civil;
@@ -1678,154 +1679,37 @@ struct PkgRecord {
     ver: String,
 }
 
-/// libntech's `Map` with string keys, for its iteration order: an array (insertion order, removal
-/// closes the gap) up to 14 entries, then for good a hash table of 128+ buckets (Jenkins one-at-a-time
-/// hash, new entries at the head of their bucket, resized ×2 above 75% load and ÷2 below 35%).
-struct CfMap {
-    array: Vec<(String, PkgRecord)>,
-    hash: Option<HashTable>,
-}
-
-const TINY_LIMIT: usize = 14;
-
-struct HashTable {
-    buckets: Vec<Vec<(String, PkgRecord)>>,
-    init_size: usize,
-    load: usize,
-}
-
-fn string_hash(s: &str) -> u32 {
-    let mut h: u32 = 0;
-    for &b in s.as_bytes() {
-        h = h.wrapping_add(u32::from(b));
-        h = h.wrapping_add(h << 10);
-        h ^= h >> 6;
-    }
-    h = h.wrapping_add(h << 3);
-    h ^= h >> 11;
-    h.wrapping_add(h << 15)
-}
-
-impl HashTable {
-    fn new() -> Self {
-        HashTable {
-            buckets: vec![Vec::new(); 128],
-            init_size: 128,
-            load: 0,
-        }
-    }
-    fn bucket(&self, key: &str) -> usize {
-        (string_hash(key) as usize) & (self.buckets.len().saturating_sub(1))
-    }
-    fn get(&self, key: &str) -> Option<&PkgRecord> {
-        self.buckets
-            .get(self.bucket(key))?
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-    fn insert(&mut self, key: String, value: PkgRecord) {
-        let b = self.bucket(&key);
-        let Some(list) = self.buckets.get_mut(b) else {
-            return;
-        };
-        if let Some(slot) = list.iter_mut().find(|(k, _)| *k == key) {
-            *slot = (key, value);
-            return;
-        }
-        list.insert(0, (key, value));
-        self.load += 1;
-        let size = self.buckets.len();
-        if self.load > size * 3 / 4 && size < (1 << 30) {
-            self.resize(size * 2);
-        }
-    }
-    fn remove(&mut self, key: &str) {
-        let b = self.bucket(key);
-        let Some(list) = self.buckets.get_mut(b) else {
-            return;
-        };
-        if let Some(pos) = list.iter().position(|(k, _)| k == key) {
-            list.remove(pos);
-            self.load -= 1;
-            let size = self.buckets.len();
-            // (size_t) (size * 0.35)
-            if self.load < size * 35 / 100 && size > self.init_size {
-                self.resize(size / 2);
-            }
-        }
-    }
-    fn resize(&mut self, new_size: usize) {
-        let old = std::mem::replace(&mut self.buckets, vec![Vec::new(); new_size]);
-        for list in old {
-            for (k, v) in list {
-                let b = self.bucket(&k);
-                if let Some(nl) = self.buckets.get_mut(b) {
-                    nl.insert(0, (k, v));
-                }
-            }
-        }
-    }
-}
+/// libntech's `Map` of package records by key ([`LibMap`], for its iteration order); replacing a
+/// record keeps its place.
+struct CfMap(LibMap<(String, PkgRecord)>);
 
 impl CfMap {
     fn new() -> Self {
-        CfMap {
-            array: Vec::new(),
-            hash: None,
-        }
+        CfMap(LibMap::default())
     }
     fn get(&self, key: &str) -> Option<&PkgRecord> {
-        match &self.hash {
-            Some(h) => h.get(key),
-            None => self.array.iter().find(|(k, _)| k == key).map(|(_, v)| v),
-        }
+        self.0
+            .get(string_hash(key, 0), |(k, _)| k == key)
+            .map(|(_, v)| v)
     }
     fn insert(&mut self, key: String, value: PkgRecord) {
-        if self.hash.is_none() {
-            if self.array.len() < TINY_LIMIT {
-                if let Some(slot) = self.array.iter_mut().find(|(k, _)| *k == key) {
-                    *slot = (key, value);
-                } else {
-                    self.array.push((key, value));
-                }
-                return;
-            }
-            let mut h = HashTable::new();
-            for (k, v) in std::mem::take(&mut self.array) {
-                h.insert(k, v);
-            }
-            self.hash = Some(h);
-        }
-        if let Some(h) = &mut self.hash {
-            h.insert(key, value);
+        let h = string_hash(&key, 0);
+        match self.0.get_mut(h, |(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.0.insert(h, (key, value)),
         }
     }
     /// `None` is the agent's `MapRemove(map, NULL)`: nothing happens.
     fn remove(&mut self, key: Option<&str>) {
-        let Some(key) = key else {
-            return;
-        };
-        match &mut self.hash {
-            Some(h) => h.remove(key),
-            None => {
-                if let Some(pos) = self.array.iter().position(|(k, _)| k == key) {
-                    self.array.remove(pos);
-                }
-            }
+        if let Some(key) = key {
+            self.0.remove(string_hash(key, 0), |(k, _)| k == key);
         }
     }
     fn is_empty(&self) -> bool {
-        match &self.hash {
-            Some(h) => h.load == 0,
-            None => self.array.is_empty(),
-        }
+        self.0.is_empty()
     }
-    fn iter(&self) -> Box<dyn Iterator<Item = &PkgRecord> + '_> {
-        match &self.hash {
-            Some(h) => Box::new(h.buckets.iter().flatten().map(|(_, v)| v)),
-            None => Box::new(self.array.iter().map(|(_, v)| v)),
-        }
+    fn iter(&self) -> impl Iterator<Item = &PkgRecord> {
+        self.0.iter().map(|(_, v)| v)
     }
 }
 

@@ -18,25 +18,12 @@ const DECIDERS: &[&str] = &[
     "select_class",
 ];
 
-/// Bob Jenkins' one-at-a-time hash, as the agent's `StringHash` computes it.
-pub fn one_at_a_time(s: &str) -> u32 {
-    let mut h: u32 = 0;
-    for b in s.bytes() {
-        h = h.wrapping_add(u32::from(b));
-        h = h.wrapping_add(h << 10);
-        h ^= h >> 6;
-    }
-    h = h.wrapping_add(h << 3);
-    h ^= h >> 11;
-    h.wrapping_add(h << 15)
-}
-
 /// Which of `n` `select_class` options the agent picks for the seed `fqhost+ipv4+uid`.
 pub fn select_index(seed: &str, n: usize) -> usize {
     if n == 0 {
         return 0;
     }
-    (one_at_a_time(seed) as usize) % n
+    (crate::libmap::string_hash(seed, 0) as usize) % n
 }
 
 /// The `select_class` seed of this run: `sys.fqhost`, `sys.ipv4` and the agent's uid.

@@ -3,8 +3,23 @@
 //! up to [`TINY_LIMIT`] entries, then a chained hash table of [`INITIAL_BUCKETS`] buckets (new entries at
 //! the head of their bucket; doubling when the load passes 3/4, walking the old buckets in order and
 //! pushing each entry to the head of its new bucket; halving under 0.35 while bigger than its first
-//! size). The hash is the caller's: [`super::classtable`] keys strings by `StringHash`,
-//! [`super::vartable`] keys variable-map positions by the variable table's hash.
+//! size). The hash is the caller's: [`crate::eval::classtable`] and the simulate report's package maps
+//! key strings by [`string_hash`], [`crate::eval::vartable`] keys variable-map positions by the variable
+//! table's hash.
+
+/// libntech's `StringHash(str, seed)`: Jenkins one-at-a-time over the unsigned bytes (the hash of its
+/// string maps and sets, of `shuffle()`'s seed, of `select_class` and `splayclass`).
+pub fn string_hash(s: &str, seed: u32) -> u32 {
+    let mut h = seed;
+    for &b in s.as_bytes() {
+        h = h.wrapping_add(u32::from(b));
+        h = h.wrapping_add(h << 10);
+        h ^= h >> 6;
+    }
+    h = h.wrapping_add(h << 3);
+    h ^= h >> 11;
+    h.wrapping_add(h << 15)
+}
 
 /// Entries kept as a plain array before the map turns into a hash table.
 pub const TINY_LIMIT: usize = 14;
@@ -64,6 +79,32 @@ impl<T> LibMap<T> {
         self.buckets
             .get(h as usize & (n - 1))
             .is_some_and(|b| b.iter().any(|(_, t)| is(t)))
+    }
+
+    /// The entry of hash `h` satisfying `is`.
+    pub fn get(&self, h: u32, is: impl Fn(&T) -> bool) -> Option<&T> {
+        if !self.hashed() {
+            return self.array.iter().map(|(_, t)| t).find(|t| is(t));
+        }
+        let n = self.buckets.len();
+        self.buckets
+            .get(h as usize & (n - 1))?
+            .iter()
+            .map(|(_, t)| t)
+            .find(|t| is(t))
+    }
+
+    /// The entry of hash `h` satisfying `is`, to change in place.
+    pub fn get_mut(&mut self, h: u32, is: impl Fn(&T) -> bool) -> Option<&mut T> {
+        if !self.hashed() {
+            return self.array.iter_mut().map(|(_, t)| t).find(|t| is(t));
+        }
+        let n = self.buckets.len();
+        self.buckets
+            .get_mut(h as usize & (n - 1))?
+            .iter_mut()
+            .map(|(_, t)| t)
+            .find(|t| is(t))
     }
 
     /// Appends an entry of hash `h` (callers check for duplicates first: the agent replaces a value in
@@ -163,15 +204,15 @@ impl<T> LibMap<T> {
     }
 
     /// Every entry in the agent's iteration order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.array
+            .iter()
+            .chain(self.buckets.iter().flat_map(|b| b.iter().rev()))
+            .map(|(_, t)| t)
+    }
+
+    /// [`LibMap::iter`] through a callback.
     pub fn visit(&self, f: &mut dyn FnMut(&T)) {
-        if !self.hashed() {
-            self.array.iter().for_each(|(_, t)| f(t));
-            return;
-        }
-        for b in &self.buckets {
-            for (_, t) in b.iter().rev() {
-                f(t);
-            }
-        }
+        self.iter().for_each(f);
     }
 }
