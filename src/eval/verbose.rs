@@ -228,6 +228,22 @@ impl Engine<'_> {
         }
     }
 
+    /// The stack path of a promise of type `t` with `promiser` in the running bundle (`/ns/bundle/t/'p'`
+    /// after the frame's own path): where a bundle it calls (a method, an edit bundle, a home bundle)
+    /// continues its `-v` stack path. Empty outside a bundle.
+    pub fn promise_stack(&self, t: &str, promiser: &str) -> String {
+        match self.ctx.frames.last() {
+            Some(f) => format!(
+                "{}/{}/{}/{t}/'{}'",
+                f.stack,
+                f.ns,
+                f.bundle,
+                abbreviated_promiser(promiser)
+            ),
+            None => String::new(),
+        }
+    }
+
     /// `P: BEGIN promise …` of one line of a `template_method => "cfengine"` template: the agent
     /// turns the template into a temporary edit_line bundle (`temp_cf_bundle_<canonified template
     /// path>`) of unlabelled `insert_lines` promises, each under its section's class (recorded:

@@ -252,16 +252,7 @@ pub fn evaluate_as(
     let event = e.cur.clone();
     e.end_event(None, None);
     let name = name.to_string();
-    let stack = match e.ctx.frames.last() {
-        Some(f) => format!(
-            "{}/{}/{}/{shown_type}/'{}'",
-            f.stack,
-            f.ns,
-            f.bundle,
-            crate::eval::verbose::abbreviated_promiser(promiser)
-        ),
-        None => String::new(),
-    };
+    let stack = e.promise_stack(shown_type, promiser);
     e.pending_call = Some((stack, call_text));
     let agg = e.run_bundle(bi, &args, true, inherit, promiser);
     e.cur = event;

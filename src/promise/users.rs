@@ -526,16 +526,7 @@ fn home_bundle(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, user: &str) {
     // -v: the promise begins again for the call, whose stack path continues the promise's, and the
     // bundle's end banner follows the outcome (recorded: users/home-bundle/verbose.out)
     e.verbose_promise_begin(def, "users", p, user);
-    let stack = match e.ctx.frames.last() {
-        Some(f) => format!(
-            "{}/{}/{}/users/'{}'",
-            f.stack,
-            f.ns,
-            f.bundle,
-            crate::eval::verbose::abbreviated_promiser(user)
-        ),
-        None => String::new(),
-    };
+    let stack = e.promise_stack("users", user);
     e.pending_call = Some((stack, call_text));
     let agg = e.run_bundle(bi, &args, true, inherit, user);
     let outcome = if agg.failed {

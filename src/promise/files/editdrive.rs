@@ -297,16 +297,7 @@ fn run_edit_bundle(
     }
     // -v: the edit's promises show the files promise in their stack path, and no call text
     // (recorded: files/*/verbose.out)
-    let stack = match e.ctx.frames.last() {
-        Some(f) => format!(
-            "{}/{}/{}/files/'{}'",
-            f.stack,
-            f.ns,
-            f.bundle,
-            crate::eval::verbose::abbreviated_promiser(&pr.promiser)
-        ),
-        None => String::new(),
-    };
+    let stack = e.promise_stack("files", &pr.promiser);
     e.pending_call = Some((stack, String::new()));
     Some(e.run_bundle(bi, args, true, false, path))
 }

@@ -383,16 +383,7 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
     let line = e.line_of(pr.p);
     // -v: the temporary bundle's three passes announce each promise whose class holds; the lines
     // are inserted in the first (recorded: files/cftemplate-basic/verbose.out)
-    let stack = match e.ctx.frames.last() {
-        Some(f) => format!(
-            "{}/{}/{}/files/'{}'",
-            f.stack,
-            f.ns,
-            f.bundle,
-            crate::eval::verbose::abbreviated_promiser(&pr.promiser)
-        ),
-        None => String::new(),
-    };
+    let stack = e.promise_stack("files", &pr.promiser);
     let mut live: Vec<(String, String)> = Vec::new();
     for (ctx, chunk) in chunks {
         if e.eval_class_str(&ctx) == Ok(true) {
