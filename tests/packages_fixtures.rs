@@ -18,7 +18,6 @@
 mod corpus;
 use corpus::root;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -159,8 +158,7 @@ fn packages_cases_match_the_real_agent() {
     }
     let tmp = std::env::temp_dir().join(format!("cfsim-packages-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
-    let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut failed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut tally = corpus::Tally::default();
     for (i, case) in cases.iter().enumerate() {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let inv: Value =
@@ -178,17 +176,7 @@ fn packages_cases_match_the_real_agent() {
             let Ok(want) = std::fs::read_to_string(case.join("expected").join(file)) else {
                 return;
             };
-            if want == got {
-                *ok.entry(mode).or_default() += 1;
-            } else {
-                println!(
-                    "--- {name} {mode}\n{}",
-                    similar::TextDiff::from_lines(want.as_str(), got)
-                        .unified_diff()
-                        .header("recorded", "cfsim")
-                );
-                failed.entry(mode).or_default().push(name.clone());
-            }
+            tally.check(&name, mode, &want, got);
         };
         let r = setup(case, &name, &tmp, i);
         let (out, res) = run(case, &r, &inv, "cold", &["-I"]);
@@ -215,19 +203,5 @@ fn packages_cases_match_the_real_agent() {
         let _ = std::fs::remove_dir_all(&r);
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    let mut short = Vec::new();
-    for (mode, floor) in FLOORS {
-        let n = ok.get(mode).copied().unwrap_or(0);
-        println!(
-            "packages corpus: {mode}: {n}/{} cases identical; differ: {:?}",
-            cases.len(),
-            failed.get(mode).cloned().unwrap_or_default()
-        );
-        if n < *floor {
-            short.push(format!("{mode}: {n} < {floor}"));
-        }
-    }
-    if !corpus::narrowed("packages") {
-        assert!(short.is_empty(), "below the floors: {short:?}");
-    }
+    tally.assert_floors("packages", cases.len(), FLOORS);
 }

@@ -15,7 +15,6 @@
 mod corpus;
 use corpus::root;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -115,7 +114,7 @@ fn processes_cases_match_the_real_agent() {
     let cases = corpus::cases("processes");
     assert!(cases.len() >= 12, "the corpus has {} cases", cases.len());
     let tmp = std::env::temp_dir().join(format!("cfsim-processes-{}", std::process::id()));
-    let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tally = corpus::Tally::default();
     for (i, case) in cases.iter().enumerate() {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let prof = profile(case, &tmp.join(format!("c{i}")));
@@ -138,34 +137,11 @@ fn processes_cases_match_the_real_agent() {
                 want.push_str(&format!("[rc] {}", exp(rc)));
                 got.push_str(&format!("[rc] {code}"));
             }
-            if want == got {
-                *ok.entry(mode).or_default() += 1;
-            } else {
-                println!(
-                    "--- {name} {mode}\n{}",
-                    similar::TextDiff::from_lines(&want, &got)
-                        .unified_diff()
-                        .header("recorded", "cfsim")
-                );
-            }
+            tally.check(&name, mode, &want, &got);
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    let mut short = Vec::new();
-    for (mode, floor) in FLOORS {
-        let n = ok.get(mode).copied().unwrap_or(0);
-        println!(
-            "processes corpus: {mode}: {n}/{} cases identical",
-            cases.len()
-        );
-        if n < *floor {
-            short.push(format!("{mode}: {n} < {floor}"));
-        }
-    }
-    assert!(
-        corpus::narrowed("processes") || short.is_empty(),
-        "below the floors: {short:?}"
-    );
+    tally.assert_floors("processes", cases.len(), FLOORS);
 }
 
 /// PIDs 0-3 are never signalled, except a lone `hup` to init (the agent's rule, verify_processes.c; not

@@ -15,7 +15,6 @@
 mod corpus;
 use corpus::root;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -94,7 +93,7 @@ fn services_cases_match_the_real_agent() {
     let cases = corpus::cases("services");
     assert!(cases.len() >= 12, "the corpus has {} cases", cases.len());
     let tmp = std::env::temp_dir().join(format!("cfsim-services-{}", std::process::id()));
-    let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tally = corpus::Tally::default();
     let chroot = regex::Regex::new(r"/var/lib/cfengine3/state/[0-9]+\.changes").unwrap();
     for (i, case) in cases.iter().enumerate() {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
@@ -122,34 +121,11 @@ fn services_cases_match_the_real_agent() {
                 want.push_str(&format!("[rc] {}", exp(rc)));
                 got.push_str(&format!("[rc] {code}"));
             }
-            if want == got {
-                *ok.entry(mode).or_default() += 1;
-            } else {
-                println!(
-                    "--- {name} {mode}\n{}",
-                    similar::TextDiff::from_lines(&want, &got)
-                        .unified_diff()
-                        .header("recorded", "cfsim")
-                );
-            }
+            tally.check(&name, mode, &want, &got);
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    let mut short = Vec::new();
-    for (mode, floor) in FLOORS {
-        let n = ok.get(mode).copied().unwrap_or(0);
-        println!(
-            "services corpus: {mode}: {n}/{} cases identical",
-            cases.len()
-        );
-        if n < *floor {
-            short.push(format!("{mode}: {n} < {floor}"));
-        }
-    }
-    assert!(
-        corpus::narrowed("services") || short.is_empty(),
-        "below the floors: {short:?}"
-    );
+    tally.assert_floors("services", cases.len(), FLOORS);
 }
 
 /// The README's example (policies/services/example/): a systemd host whose inventory and process table

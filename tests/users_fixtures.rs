@@ -267,19 +267,7 @@ fn run_case(case: &Path, tmp: &Path, i: usize) -> CaseResult {
         let Ok(want) = std::fs::read_to_string(case.join("expected").join(&file)) else {
             return;
         };
-        if want == got {
-            modes.push((mode, None));
-        } else {
-            modes.push((
-                mode,
-                Some(format!(
-                    "--- {name} {mode}\n{}",
-                    similar::TextDiff::from_lines(&want, &got)
-                        .unified_diff()
-                        .header("recorded", "cfsim")
-                )),
-            ));
-        }
+        modes.push((mode, corpus::compare(&name, mode, &want, &got)));
     };
     let fresh = || {
         let r = tmp.join(format!("r{i}"));
@@ -369,26 +357,18 @@ fn users_cases_match_the_real_agent() {
     let _ = std::fs::remove_dir_all(&tmp);
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(i, _)| *i);
-    let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, r) in &results {
+    let mut tally = corpus::Tally::default();
+    for (i, r) in &results {
+        let name = cases[*i]
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         for (mode, diff) in &r.modes {
-            match diff {
-                None => *ok.entry(mode).or_default() += 1,
-                Some(d) => println!("{d}"),
-            }
+            tally.add(&name, mode, diff.as_deref());
         }
     }
-    let mut short = Vec::new();
-    for (mode, floor) in FLOORS {
-        let n = ok.get(mode).copied().unwrap_or(0);
-        println!("users corpus: {mode}: {n}/{} cases identical", cases.len());
-        if n < *floor {
-            short.push(format!("{mode}: {n} < {floor}"));
-        }
-    }
-    if !corpus::narrowed("users") {
-        assert!(short.is_empty(), "below the floors: {short:?}");
-    }
+    tally.assert_floors("users", cases.len(), FLOORS);
 }
 
 #[test]

@@ -74,3 +74,69 @@ pub fn eval_filter(kind: &str, dir: &str, raw: &[u8]) -> String {
     let _ = writer.join();
     String::from_utf8_lossy(&out).into_owned()
 }
+
+/// A case's recording `want` against cfsim's `got` in one mode: `None` when identical, else the unified
+/// diff headed `--- CASE MODE`.
+pub fn compare(case: &str, mode: &str, want: &str, got: &str) -> Option<String> {
+    (want != got).then(|| {
+        format!(
+            "--- {case} {mode}\n{}",
+            similar::TextDiff::from_lines(want, got)
+                .unified_diff()
+                .header("recorded", "cfsim")
+        )
+    })
+}
+
+/// The per-mode count of a corpus test: identical cases per mode, the names of the others, and the
+/// floors checked at the end.
+#[derive(Default)]
+pub struct Tally {
+    ok: std::collections::BTreeMap<String, usize>,
+    differ: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl Tally {
+    /// Counts one comparison (from [`compare`]); prints the diff of a difference.
+    pub fn add(&mut self, case: &str, mode: &str, diff: Option<&str>) {
+        match diff {
+            None => *self.ok.entry(mode.to_string()).or_default() += 1,
+            Some(d) => {
+                println!("{d}");
+                self.differ
+                    .entry(mode.to_string())
+                    .or_default()
+                    .push(case.to_string());
+            }
+        }
+    }
+
+    /// Compares and counts.
+    pub fn check(&mut self, case: &str, mode: &str, want: &str, got: &str) {
+        let d = compare(case, mode, want, got);
+        self.add(case, mode, d.as_deref());
+    }
+
+    /// Cases identical in `mode`.
+    pub fn identical(&self, mode: &str) -> usize {
+        self.ok.get(mode).copied().unwrap_or(0)
+    }
+
+    /// Prints `CORPUS corpus: MODE: n/total cases identical; differ: [...]` for every mode with a
+    /// floor, and fails when one is below its floor (not when the corpus is narrowed, see [`cases`]).
+    pub fn assert_floors(&self, corpus: &str, total: usize, floors: &[(&str, usize)]) {
+        let mut short = Vec::new();
+        for (mode, floor) in floors {
+            let n = self.identical(mode);
+            let differ = self.differ.get(*mode).cloned().unwrap_or_default();
+            println!("{corpus} corpus: {mode}: {n}/{total} cases identical; differ: {differ:?}");
+            if n < *floor {
+                short.push(format!("{mode}: {n} < {floor}"));
+            }
+        }
+        assert!(
+            narrowed(corpus) || short.is_empty(),
+            "below the floors: {short:?}"
+        );
+    }
+}

@@ -10,7 +10,6 @@
 use super::corpus;
 use super::corpus::root;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -204,15 +203,7 @@ impl TreeCorpus {
             if file.starts_with("tree") && !root_user {
                 want = mask_owners(&want);
             }
-            let diff = (want != got).then(|| {
-                format!(
-                    "--- {name} {mode}\n{}",
-                    similar::TextDiff::from_lines(&want, &got)
-                        .unified_diff()
-                        .header("recorded", "cfsim")
-                )
-            });
-            modes.push((mode, diff));
+            modes.push((mode, corpus::compare(&name, mode, &want, &got)));
         };
         // -I, its tree, then the second run on what it left
         let r = self.setup(case, &name, tmp, i);
@@ -287,34 +278,17 @@ impl TreeCorpus {
         let _ = std::fs::remove_dir_all(&tmp);
         let mut results = results.into_inner().unwrap_or_default();
         results.sort_by_key(|(i, _)| *i);
-        let mut ok: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut tally = corpus::Tally::default();
         let mut touched = Vec::new();
         for (_, r) in &results {
             for (mode, diff) in &r.modes {
-                match diff {
-                    None => *ok.entry(mode).or_default() += 1,
-                    Some(d) => println!("{d}"),
-                }
+                tally.add(&r.name, mode, diff.as_deref());
             }
             if r.touched {
                 touched.push(r.name.clone());
             }
         }
-        let mut short = Vec::new();
-        for (mode, floor) in self.floors {
-            let n = ok.get(mode).copied().unwrap_or(0);
-            println!(
-                "{} corpus: {mode}: {n}/{} cases identical",
-                self.name,
-                cases.len()
-            );
-            if n < *floor {
-                short.push(format!("{mode}: {n} < {floor}"));
-            }
-        }
         assert!(touched.is_empty(), "the scratch tree changed: {touched:?}");
-        if !corpus::narrowed(self.name) {
-            assert!(short.is_empty(), "below the floors: {short:?}");
-        }
+        tally.assert_floors(self.name, cases.len(), self.floors);
     }
 }

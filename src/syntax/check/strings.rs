@@ -231,6 +231,7 @@ pub(super) fn parse_mode_string(mode: &str, log: &mut Vec<String>) -> bool {
 pub(super) fn full_match(pattern: &str, s: &str) -> Option<bool> {
     let opts = crate::pcre::Options {
         single_line: true,
+        no_jit: true,
         ..Default::default()
     };
     crate::pcre::compile_with(pattern, opts)
