@@ -65,14 +65,12 @@ normalise() {
 
 if [ "${1:-}" = "--normalise" ]; then normalise; exit 0; fi
 
-only=
-if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
-if [ $# -eq 0 ]; then
-  set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
-fi
+recorder=record-files
+. "$root/tests/oracle/lib-record.sh"
+record_parse_args "$@"
 
 status=0
-for name in "$@"; do
+for name in $case_names; do
   dir="$cases/$name"
   scratch="$scratch_base/$name"
   exp="$dir/expected"
@@ -88,24 +86,13 @@ for name in "$@"; do
     rm -rf "$scratch" && mkdir -p "$scratch" && (cd "$scratch" && sh "$dir/setup.sh") || {
       echo "record-files: $name: setup.sh failed" >&2; return 1; }
     [ $uses_changes = yes ] && rm -f /var/lib/cfengine3/state/cf_changes.lmdb /var/lib/cfengine3/state/cf_changes.lmdb-lock /var/lib/cfengine3/state/cf_changes.lmdb.lock
-    if ! (cd "$dir" && timeout 60 cf-promises -c -f ./policy.cf) >"$tmp/promises" 2>&1; then
-      echo "record-files: $name: policy rejected by cf-promises; cf-agent not run:" >&2
-      cat "$tmp/promises" >&2
-      return 1
-    fi
+    validate_policy || return 1
   }
   # agent OUTNAME FLAGS... : run, write normalised OUTNAME.out, return the exit code in $rc
-  agent() {
-    out=$1; shift
-    (cd "$dir" && timeout 60 cf-agent -K "$@" -f ./policy.cf) >"$tmp/raw" 2>&1
-    rc=$?
-    normalise <"$tmp/raw" >"$tmp/$out.out"
-  }
   listtree() { python3 "$tree" "$scratch" | normalise >"$tmp/$1"; }
 
   if [ "$only" = verbose ]; then
-    if fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
-      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    if fresh; then agent verbose -v; keep_verbose_only; else status=1; fi
     rm -rf "$scratch" "$tmp"
     [ $uses_changes = yes ] && rm -f /var/lib/cfengine3/state/cf_changes.lmdb /var/lib/cfengine3/state/cf_changes.lmdb-lock /var/lib/cfengine3/state/cf_changes.lmdb.lock
     continue
@@ -120,7 +107,7 @@ for name in "$@"; do
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest-full -I --simulate=manifest-full; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest -I --simulate=manifest; else ok=no; fi
-  if [ $ok = yes ] && fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose -v; reduce_verbose; else ok=no; fi
   rm -rf "$scratch"
   [ $uses_changes = yes ] && rm -f /var/lib/cfengine3/state/cf_changes.lmdb /var/lib/cfengine3/state/cf_changes.lmdb-lock /var/lib/cfengine3/state/cf_changes.lmdb.lock
 

@@ -46,14 +46,12 @@ reset_state() {
   return 0
 }
 
-only=
-if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
-if [ $# -eq 0 ]; then
-  set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
-fi
+recorder=record-packages
+. "$root/tests/oracle/lib-record.sh"
+record_parse_args "$@"
 
 status=0
-for name in "$@"; do
+for name in $case_names; do
   dir="$cases/$name"
   scratch="$scratch_base/$name"
   exp="$dir/expected"
@@ -66,21 +64,10 @@ for name in "$@"; do
     reset_state
     rm -rf "$scratch" && mkdir -p "$scratch" && (cd "$scratch" && sh "$dir/setup.sh") || {
       echo "record-packages: $name: setup.sh failed" >&2; return 1; }
-    if ! (cd "$dir" && timeout 60 cf-promises -c -f ./policy.cf) >"$tmp/promises" 2>&1; then
-      echo "record-packages: $name: policy rejected by cf-promises; cf-agent not run:" >&2
-      cat "$tmp/promises" >&2
-      return 1
-    fi
-  }
-  agent() {
-    out=$1; shift
-    (cd "$dir" && timeout 60 cf-agent -K "$@" -f ./policy.cf) >"$tmp/raw" 2>&1
-    rc=$?
-    normalise <"$tmp/raw" >"$tmp/$out.out"
+    validate_policy || return 1
   }
   if [ "$only" = verbose ]; then
-    if fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
-      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    if fresh; then agent verbose -v; keep_verbose_only; else status=1; fi
     rm -rf "$scratch" "$tmp"; reset_state
     continue
   fi
@@ -92,7 +79,7 @@ for name in "$@"; do
   if [ $ok = yes ] && fresh; then agent default; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest -I --simulate=manifest; else ok=no; fi
-  if [ $ok = yes ] && fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose -v; reduce_verbose; else ok=no; fi
   rm -rf "$scratch"
   reset_state
   if [ $ok = yes ]; then

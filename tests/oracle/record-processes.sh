@@ -45,14 +45,12 @@ normalise() {
 }
 if [ "${1:-}" = "--normalise" ]; then normalise; exit 0; fi
 
-only=
-if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
-if [ $# -eq 0 ]; then
-  set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
-fi
+recorder=record-processes
+. "$root/tests/oracle/lib-record.sh"
+record_parse_args "$@"
 
 status=0
-for name in "$@"; do
+for name in $case_names; do
   dir="$cases/$name"
   scratch="$scratch_base/$name"
   exp="$dir/expected"
@@ -76,11 +74,7 @@ for name in "$@"; do
       i=$((i+1))
     done
     sleep 0.3
-    if ! (cd "$dir" && timeout 60 cf-promises -c -f ./policy.cf) >"$tmp/promises" 2>&1; then
-      echo "record-processes: $name: policy rejected by cf-promises; cf-agent not run:" >&2
-      cat "$tmp/promises" >&2
-      return 1
-    fi
+    validate_policy || return 1
   }
   # alive FILE: the line numbers of procs whose recorded pid still runs (and is not a zombie)
   alive() {
@@ -97,15 +91,8 @@ for name in "$@"; do
     while ps -eo args | grep -q "^sh $scratch/keeper" && [ $tries -lt 50 ]; do sleep 0.1; tries=$((tries+1)); done
     rm -rf "$scratch"
   }
-  agent() {
-    out=$1; shift
-    (cd "$dir" && timeout 60 cf-agent -K "$@" -f ./policy.cf) >"$tmp/raw" 2>&1
-    rc=$?
-    normalise <"$tmp/raw" >"$tmp/$out.out"
-  }
   if [ "$only" = verbose ]; then
-    if start; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
-      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    if start; then agent verbose -v; keep_verbose_only; else status=1; fi
     stop; rm -rf "$tmp"
     continue
   fi
@@ -117,7 +104,7 @@ for name in "$@"; do
   stop
   if [ $ok = yes ] && start; then agent diff -I --simulate=diff; else ok=no; fi
   stop
-  if [ $ok = yes ] && start; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
+  if [ $ok = yes ] && start; then agent verbose -v; reduce_verbose; else ok=no; fi
   stop
   if [ $ok = yes ]; then
     rm -rf "$exp" && mkdir -p "$exp"

@@ -32,15 +32,15 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cases="$root/policies/services"
 scratch_base=/srv/cfsim-services
 
-only=
-if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
-if [ $# -eq 0 ]; then
-  set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
-fi
+normalise() { sed -E 's#/var/lib/cfengine3/state/[0-9]+\.changes#/var/lib/cfengine3/state/<PID>.changes#g'; }
+
+recorder=record-services
+. "$root/tests/oracle/lib-record.sh"
+record_parse_args "$@"
 
 initd_before=$(ls -l --time-style=full-iso /etc/init.d 2>/dev/null | md5sum)
 status=0
-for name in "$@"; do
+for name in $case_names; do
   dir="$cases/$name"
   scratch="$scratch_base/$name"
   exp="$dir/expected"
@@ -61,22 +61,11 @@ for n, s in json.load(open(sys.argv[1])).items():
 ' "$dir/services.json" "$scratch/state" &&
       for f in "$scratch"/state/*; do [ -f "$f" ] || continue; n=$(basename "$f");
         cp "$cases/fake/init-script" "$scratch/init.d/$n" && chmod 755 "$scratch/init.d/$n" || return 1; done || { echo "record-services: $name: setup failed" >&2; return 1; }
-    if ! (cd "$dir" && timeout 60 cf-promises -c -f ./policy.cf) >"$tmp/promises" 2>&1; then
-      echo "record-services: $name: policy rejected by cf-promises; cf-agent not run:" >&2
-      cat "$tmp/promises" >&2
-      return 1
-    fi
-  }
-  agent() {
-    out=$1; shift
-    (cd "$dir" && timeout 60 cf-agent -K "$@" -f ./policy.cf) >"$tmp/raw" 2>&1
-    rc=$?
-    sed -E 's#/var/lib/cfengine3/state/[0-9]+\.changes#/var/lib/cfengine3/state/<PID>.changes#g' <"$tmp/raw" >"$tmp/$out.out"
+    validate_policy || return 1
   }
   state() { for f in "$scratch"/state/*; do [ -f "$f" ] && printf '%s %s\n' "$(basename "$f")" "$(tr '\n' ' ' <"$f" | sed 's/ $//')"; done >"$tmp/$1"; }
   if [ "$only" = verbose ]; then
-    if fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
-      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    if fresh; then agent verbose -v; keep_verbose_only; else status=1; fi
     rm -rf "$scratch" "$tmp"
     continue
   fi
@@ -84,7 +73,7 @@ for n, s in json.load(open(sys.argv[1])).items():
   if [ $ok = yes ] && fresh; then agent n -n; echo "$rc" >"$tmp/n.rc"; state n.state; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent default; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; else ok=no; fi
-  if [ $ok = yes ] && fresh; then agent verbose -v; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose -v; reduce_verbose; else ok=no; fi
   rm -rf "$scratch"
   if [ $ok = yes ]; then
     rm -rf "$exp" && mkdir -p "$exp"

@@ -58,11 +58,9 @@ normalise() {
 
 if [ "${1:-}" = "--normalise" ]; then normalise; exit 0; fi
 
-only=
-if [ "${1:-}" = "--only" ]; then only=$2; shift 2; fi
-if [ $# -eq 0 ]; then
-  set -- $(cd "$cases" && for d in */; do [ -f "$d/policy.cf" ] && printf '%s\n' "${d%/}"; done)
-fi
+recorder=record-users
+. "$root/tests/oracle/lib-record.sh"
+record_parse_args "$@"
 
 backup=$(mktemp -d /root/cfsim-users-backup.XXXXXX)
 sums() { for f in $files; do [ -e "$f" ] && sha256sum "$f"; done; }
@@ -88,7 +86,7 @@ accounts() {
 }
 
 status=0
-for name in "$@"; do
+for name in $case_names; do
   dir="$cases/$name"
   scratch="$scratch_base/$name"
   exp="$dir/expected"
@@ -102,24 +100,13 @@ for name in "$@"; do
     save
     rm -rf "$scratch" && mkdir -p "$scratch" && (cd "$scratch" && sh "$dir/setup.sh") || {
       echo "record-users: $name: setup.sh failed" >&2; restore; return 1; }
-    if ! (cd "$dir" && timeout 60 cf-promises -c -f ./policy.cf) >"$tmp/promises" 2>&1; then
-      echo "record-users: $name: policy rejected by cf-promises; cf-agent not run:" >&2
-      cat "$tmp/promises" >&2
-      restore; return 1
-    fi
+    validate_policy || { restore; return 1; }
   }
   done_mode() { rm -rf "$scratch"; restore; }
-  agent() {
-    out=$1; shift
-    (cd "$dir" && timeout 60 cf-agent -K "$@" -f ./policy.cf) >"$tmp/raw" 2>&1
-    rc=$?
-    normalise <"$tmp/raw" >"$tmp/$out.out"
-  }
 
   vflags=-v; [ -f "$dir/n-only" ] && vflags="-n -v"
   if [ "$only" = verbose ]; then
-    if fresh; then agent verbose $vflags; done_mode; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v"
-      mkdir -p "$exp" && cp "$tmp/v" "$exp/verbose.out" && echo "recorded $name verbose"; else status=1; fi
+    if fresh; then agent verbose $vflags; done_mode; keep_verbose_only; else status=1; fi
     rm -rf "$tmp"
     continue
   fi
@@ -131,7 +118,7 @@ for name in "$@"; do
       cut -d: -f1,2,8 /etc/shadow >"$tmp/start/shadow"
       agent n -n; echo "$rc" >"$tmp/n.rc"; accounts | normalise >"$tmp/n.accounts"; done_mode
     else ok=no; fi
-    if [ $ok = yes ] && fresh; then agent verbose $vflags; done_mode; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
+    if [ $ok = yes ] && fresh; then agent verbose $vflags; done_mode; reduce_verbose; else ok=no; fi
     if [ $ok = yes ]; then
       rm -rf "$exp" "$dir/start" && mkdir -p "$exp" && cp -r "$tmp/start" "$dir/start"
       for f in n.out n.rc n.accounts verbose.out; do cp "$tmp/$f" "$exp/$f"; done
@@ -151,7 +138,7 @@ for name in "$@"; do
   if [ $ok = yes ] && fresh; then agent default; done_mode; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent diff -I --simulate=diff; done_mode; else ok=no; fi
   if [ $ok = yes ] && fresh; then agent manifest -I --simulate=manifest; done_mode; else ok=no; fi
-  if [ $ok = yes ] && fresh; then agent verbose $vflags; done_mode; "$root/tests/oracle/eval-filter.sh" verbose "$dir" <"$tmp/verbose.out" >"$tmp/v" && mv "$tmp/v" "$tmp/verbose.out"; else ok=no; fi
+  if [ $ok = yes ] && fresh; then agent verbose $vflags; done_mode; reduce_verbose; else ok=no; fi
 
   if [ $ok = yes ]; then
     rm -rf "$exp" "$dir/start" && mkdir -p "$exp"
