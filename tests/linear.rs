@@ -192,3 +192,55 @@ fn host_and_domain_names_stay_within_dns_limits() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `bundlestate()` copies only the bundle it is asked for: N/10 calls in a policy that also holds N
+/// unrelated data containers cost linear time (it copied every variable of the run at each call: 4x
+/// the policy cost 15x; fuzz input fuzz/slow/agent-38f15afaf11aa7f2.cf took 4.5 s CPU, now 0.3 s).
+#[test]
+fn bundlestate_calls_cost_linear_time_beside_other_data() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = scratch("bundlestate");
+    let arr = format!(
+        "[{}]",
+        (0..60).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+    );
+    let mut times = Vec::new();
+    for n in [300, 1200] {
+        let mut text = String::from(
+            "body common control { bundlesequence => { \"big\", \"main\" }; }\nbundle common big\n{\n  vars:\n",
+        );
+        for i in 0..n {
+            text.push_str(&format!("      \"d{i}\" data => '{arr}';\n"));
+        }
+        text.push_str("}\nbundle common small\n{\n  vars:\n      \"one\" string => \"1\";\n}\n");
+        text.push_str("bundle agent main\n{\n  vars:\n");
+        for i in 0..n / 10 {
+            text.push_str(&format!("      \"s{i}\" data => bundlestate(\"small\");\n"));
+        }
+        text.push_str("  reports:\n      \"done $(s0[one])\";\n}\n");
+        let p = d.join(format!("p{n}.cf"));
+        std::fs::write(&p, text).unwrap();
+        let prof = root().join("policies/hosts/web1-oslo-debian.json");
+        let (t, o) = cpu_of(&[
+            "agent",
+            "-K",
+            "-f",
+            &p.to_string_lossy(),
+            "--host",
+            &prof.to_string_lossy(),
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("R: done 1"));
+        times.push(t);
+    }
+    let r = ratio(times[0], times[1]);
+    eprintln!(
+        "bundlestate 300 -> 1,200: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
+        times[0], times[1]
+    );
+    assert!(
+        r < 8.0,
+        "4x the calls and data cost {r:.1}x the CPU (linear: about 4)"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -57,10 +57,22 @@ fn find_var(ctx: &CallCtx<'_>, name: &str) -> Option<VarInfo> {
     let r = VarRef::parse(name);
     let (ns, scope) = r.resolve_scope(&*ctx.env);
     let lval = r.lval();
+    // visited, not copied: only the variable asked for is cloned (copying every value of a run whose
+    // variables hold containers was quadratic; fuzz/slow/)
+    let mut found = None;
     ctx.env
-        .variables()
-        .into_iter()
-        .find(|v| v.ns == ns && v.scope == scope && v.lval == lval)
+        .visit_variables(&mut |vns, vscope, vlval, value, tags| {
+            if found.is_none() && vns == ns && vscope == scope && vlval == lval {
+                found = Some(VarInfo {
+                    ns: vns.to_string(),
+                    scope: vscope.to_string(),
+                    lval: vlval.to_string(),
+                    value: value.clone(),
+                    tags: tags.to_vec(),
+                });
+            }
+        });
+    found
 }
 
 fn getvariablemetatags(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -70,10 +82,16 @@ fn getvariablemetatags(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     Ok(Value::slist(filter_tags(tags, a.get(1).map(FnArg::text))))
 }
 
-fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnFail> {
+/// Visits the variables whose qualified name (`ns:scope.lval`) matches the regex `a[0]` and, when tag
+/// regexes follow, that have a tag matching one of them, in table order: `f(qualified, var)`.
+fn visit_matching_vars(
+    ctx: &mut CallCtx<'_>,
+    a: &[FnArg],
+    f: &mut dyn FnMut(&str, VarView<'_>),
+) -> Result<(), FnFail> {
     // a regex that does not compile is logged and matches nothing (recorded)
     let Some(re) = super::args::regex_or_log(ctx, a.first().map_or(".*", FnArg::text)) else {
-        return Ok(Vec::new());
+        return Ok(());
     };
     let tag_res = a
         .get(1..)
@@ -81,7 +99,6 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
         .iter()
         .map(|t| regex(ctx, t.text()))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out: Vec<VarInfo> = Vec::new();
     let mut qualified = String::new();
     ctx.env
         .visit_variables(&mut |ns, scope, lval, value, tags| {
@@ -101,15 +118,41 @@ fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnF
             qualified.push('.');
             qualified.push_str(lval);
             if full_match(&re, &qualified) {
-                out.push(VarInfo {
-                    ns: ns.to_string(),
-                    scope: scope.to_string(),
-                    lval: lval.to_string(),
-                    value: value.clone(),
-                    tags: tags.to_vec(),
-                });
+                f(
+                    &qualified,
+                    VarView {
+                        ns,
+                        scope,
+                        lval,
+                        value,
+                        tags,
+                    },
+                );
             }
         });
+    Ok(())
+}
+
+/// One variable as [`visit_matching_vars`] shows it (borrowed from the table).
+struct VarView<'a> {
+    ns: &'a str,
+    scope: &'a str,
+    lval: &'a str,
+    value: &'a Value,
+    tags: &'a [String],
+}
+
+fn matching_vars(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> Result<Vec<VarInfo>, FnFail> {
+    let mut out: Vec<VarInfo> = Vec::new();
+    visit_matching_vars(ctx, a, &mut |_, v| {
+        out.push(VarInfo {
+            ns: v.ns.to_string(),
+            scope: v.scope.to_string(),
+            lval: v.lval.to_string(),
+            value: v.value.clone(),
+            tags: v.tags.to_vec(),
+        });
+    })?;
     Ok(out)
 }
 
@@ -124,11 +167,11 @@ fn variablesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 fn variablesmatching_as_data(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     // the object gets the matches appended in table order (recorded:
     // eval/thirdparty/variablesmatching_as_data_order)
-    let vars = matching_vars(ctx, a)?;
+    // converted while visited: each value is copied once, into the result
     let mut m = Map::new();
-    for v in vars {
-        m.insert(v.qualified(), v.value.to_json());
-    }
+    visit_matching_vars(ctx, a, &mut |qualified, v| {
+        m.insert(qualified.to_string(), v.value.to_json());
+    })?;
     Ok(Value::Data(Json::Object(m)))
 }
 
@@ -158,12 +201,14 @@ fn bundlesmatching(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn state_of(ctx: &CallCtx<'_>, ns: &str, scope: &str) -> Map<String, Json> {
+    // visited, not copied: only the bundle's own variables are converted (bundlestate() per element of
+    // a list over a growing state copied every value of the run at every call; fuzz/slow/)
     let mut m = Map::new();
-    for v in ctx.env.variables() {
-        if v.ns == ns && v.scope == scope && !v.lval.contains('[') {
-            m.insert(v.lval.clone(), v.value.to_json());
+    ctx.env.visit_variables(&mut |vns, vscope, lval, value, _| {
+        if vns == ns && vscope == scope && !lval.contains('[') {
+            m.insert(lval.to_string(), value.to_json());
         }
-    }
+    });
     m
 }
 
