@@ -211,6 +211,19 @@ impl<T> LibMap<T> {
             .map(|(_, t)| t)
     }
 
+    /// Where the entry of hash `h` satisfying `is` comes in [`LibMap::iter`]'s order, as a sortable key
+    /// (bucket, place in its chain); `None` when there is no such entry.
+    pub fn rank(&self, h: u32, is: impl Fn(&T) -> bool) -> Option<(usize, usize)> {
+        if !self.hashed() {
+            return self.array.iter().position(|(_, t)| is(t)).map(|i| (0, i));
+        }
+        let b = h as usize & (self.buckets.len() - 1);
+        let chain = self.buckets.get(b)?;
+        // a chain is iterated from its head, the last element
+        let i = chain.iter().position(|(_, t)| is(t))?;
+        Some((b, chain.len() - 1 - i))
+    }
+
     /// [`LibMap::iter`] through a callback.
     pub fn visit(&self, f: &mut dyn FnMut(&T)) {
         self.iter().for_each(f);

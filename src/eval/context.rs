@@ -85,8 +85,9 @@ pub struct Context {
     pub comments: FastIndexMap<String, String>,
     /// The agent's iteration order of `vars` (see [`super::vartable`]).
     table: AgentTable,
-    /// Number of classic array entries per `(namespace, scope, array name)`.
-    arrays: FastIndexMap<VarKey, usize>,
+    /// The classic array entries (their lvals `name[...]`) per `(namespace, scope, array name)`, so that
+    /// the functions reading an array visit its entries, not the whole table.
+    arrays: FastIndexMap<VarKey, Vec<String>>,
     /// The agent's iteration order of its global class table (hard and soft classes, keys `ns:name`,
     /// see [`super::classtable`]); hard classes enter it lazily, in `hard` order, up to `hard_in_order`.
     class_order: MapOrder,
@@ -134,7 +135,8 @@ impl Context {
                 let (ns, scope, lval) = v.key();
                 let h = var_hash(ns, scope, lval);
                 if let Some(a) = array_of(v.key()) {
-                    *self.arrays.entry(a).or_insert(0) += 1;
+                    let lval = v.key().2.clone();
+                    self.arrays.entry(a).or_default().push(lval);
                 }
                 let pos = v.index();
                 v.insert(VarEntry { value, tags });
@@ -148,8 +150,8 @@ impl Context {
         if let Some((pos, _, _)) = self.vars.shift_remove_full(key) {
             self.table.remove(var_hash(&key.0, &key.1, &key.2), pos);
             if let Some(a) = array_of(key) {
-                if let Some(n) = self.arrays.get_mut(&a) {
-                    *n = n.saturating_sub(1);
+                if let Some(m) = self.arrays.get_mut(&a) {
+                    m.retain(|l| *l != key.2);
                 }
             }
         }
@@ -168,14 +170,20 @@ impl Context {
         }
         gone.sort_unstable();
         gone.dedup();
+        // the array entries removed, per array: one pass over each array's members
+        let mut from_arrays: FastIndexMap<VarKey, std::collections::HashSet<String>> =
+            FastIndexMap::default();
         for &pos in &gone {
             let Some((key, _)) = self.vars.get_index(pos) else {
                 continue;
             };
             if let Some(a) = array_of(key) {
-                if let Some(n) = self.arrays.get_mut(&a) {
-                    *n = n.saturating_sub(1);
-                }
+                from_arrays.entry(a).or_default().insert(key.2.clone());
+            }
+        }
+        for (a, lvals) in from_arrays {
+            if let Some(m) = self.arrays.get_mut(&a) {
+                m.retain(|l| !lvals.contains(l));
             }
         }
         let mut i = 0;
@@ -533,7 +541,37 @@ impl EvalEnv for Context {
     fn has_array(&self, ns: &str, scope: &str, name: &str) -> bool {
         self.arrays
             .get(&VarKeyRef(ns, scope, name))
-            .is_some_and(|n| *n > 0)
+            .is_some_and(|m| !m.is_empty())
+    }
+    fn visit_array(
+        &self,
+        ns: &str,
+        scope: &str,
+        name: &str,
+        f: &mut crate::expr::env::VarVisitor<'_>,
+    ) {
+        // the entries' places in the table order, sorted: the order a whole-table visit gives them
+        let members = self.arrays.get(&VarKeyRef(ns, scope, name));
+        let mut picks: Vec<((usize, usize), usize)> = Vec::new();
+        for lval in members
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .chain(std::iter::once(name))
+        {
+            let Some(pos) = self.vars.get_index_of(&VarKeyRef(ns, scope, lval)) else {
+                continue;
+            };
+            if let Some(rank) = self.table.rank(var_hash(ns, scope, lval), pos) {
+                picks.push((rank, pos));
+            }
+        }
+        picks.sort_unstable();
+        for (_, pos) in picks {
+            if let Some(((n, s, l), e)) = self.vars.get_index(pos) {
+                f(n, s, l, &e.value, &e.tags);
+            }
+        }
     }
     fn visit_variables(&self, f: &mut crate::expr::env::VarVisitor<'_>) {
         self.visit_in_table_order(&mut |(ns, scope, lval), e| {
@@ -631,6 +669,83 @@ impl EvalEnv for Context {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a whole-table visit shows of array `name` of `ns:scope`.
+    fn by_scan(c: &Context, ns: &str, scope: &str, name: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        c.visit_variables(&mut |n, s, l, _, _| {
+            if n == ns
+                && s == scope
+                && l.strip_prefix(name)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('['))
+            {
+                out.push(l.to_string());
+            }
+        });
+        out
+    }
+
+    fn by_index(c: &Context, ns: &str, scope: &str, name: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        c.visit_array(ns, scope, name, &mut |_, _, l, _, _| {
+            out.push(l.to_string())
+        });
+        out
+    }
+
+    /// The array index visits an array's entries in the table order a full scan gives them, through
+    /// growth past the tiny array, bucket doublings, single and bulk removals.
+    #[test]
+    fn array_visits_follow_the_table_order() {
+        let mut c = Context::default();
+        let mut x: u32 = 7;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let arrays = ["a", "b", "cc"];
+        let check = |c: &Context| {
+            for a in arrays {
+                for scope in ["s1", "s2"] {
+                    assert_eq!(
+                        by_index(c, "default", scope, a),
+                        by_scan(c, "default", scope, a)
+                    );
+                }
+            }
+        };
+        for round in 0..600 {
+            let a = arrays[(next() % 3) as usize];
+            let scope = if next() % 4 == 0 { "s2" } else { "s1" };
+            let lval = match next() % 5 {
+                0 => a.to_string(),
+                1 => format!("{a}[k{}][j{}]", next() % 7, next() % 3),
+                2 => format!("other{}", next() % 50),
+                _ => format!("{a}[k{}]", next() % 40),
+            };
+            let key = ("default".to_string(), scope.to_string(), lval);
+            if next() % 5 == 0 {
+                c.remove_var(&key);
+            } else {
+                c.set_var(key, Value::str("v"), Vec::new());
+            }
+            if round % 150 == 149 {
+                let gone: Vec<VarKey> = c
+                    .vars
+                    .keys()
+                    .filter(|k| next() % 3 == 0 && k.2.contains('['))
+                    .cloned()
+                    .collect();
+                c.remove_vars(&gone);
+            }
+            check(&c);
+        }
+        c.clear_arrays("default", "s1");
+        check(&c);
+        assert!(!c.has_array("default", "s1", "a"));
+    }
 
     fn ctx() -> Context {
         let mut c = Context::default();

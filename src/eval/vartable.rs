@@ -99,6 +99,11 @@ impl AgentTable {
             .for_each_mut(|p| *p -= gone.partition_point(|&g| g < *p));
     }
 
+    /// Where the entry of hash `h` at map position `pos` comes in the iteration order (a sortable key).
+    pub fn rank(&self, h: u32, pos: usize) -> Option<(usize, usize)> {
+        self.map.rank(h, |&p| p == pos)
+    }
+
     /// Every position in the agent's iteration order.
     pub fn visit(&self, f: &mut dyn FnMut(usize)) {
         self.map.visit(&mut |&p| f(p));

@@ -151,6 +151,20 @@ pub trait EvalEnv: VarLookup {
         });
         found
     }
+    /// Visits, in table order, the variable `ns:scope.name` and the classic array entries
+    /// `ns:scope.name[...]`: what [`Self::visit_variables`] shows of them. Implementations with many
+    /// variables should override this scan.
+    fn visit_array(&self, ns: &str, scope: &str, name: &str, f: &mut VarVisitor<'_>) {
+        self.visit_variables(&mut |n, s, l, v, t| {
+            if n == ns
+                && s == scope
+                && l.strip_prefix(name)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('['))
+            {
+                f(n, s, l, v, t);
+            }
+        });
+    }
     fn define_var(&mut self, ns: &str, scope: &str, lval: &str, value: Value);
     /// [`Self::define_var`] for a variable a function creates: the agent tags it
     /// `source=function,function=NAME` (NAME the agent's internal name, e.g. `buildlinearray` for the

@@ -116,50 +116,51 @@ pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
     let depth = r.indices.len();
     let mut obj = serde_json::Map::new();
     let mut last_key: Option<String> = None;
-    ctx.env.visit_variables(&mut |vns, vscope, lval, value, _| {
-        if vns != ns || vscope != scope {
-            return;
-        }
-        let Some(rest) = lval.strip_prefix(base.as_str()) else {
-            return;
-        };
-        if !rest.is_empty() && !rest.starts_with('[') {
-            return;
-        }
-        let keys = VarRef::parse(&format!("x{rest}")).indices;
-        if keys.len() < depth || keys.get(..depth) != Some(&r.indices[..]) {
-            return;
-        }
-        let keys = keys.get(depth..).unwrap_or(&[]);
-        let json = match value {
-            Value::Scalar(_, s) => Json::String(s.clone()),
-            Value::List(_, items) => Json::Array(
-                items
-                    .iter()
-                    .filter(|i| *i != "cf_null")
-                    .map(|i| Json::String(i.clone()))
-                    .collect(),
-            ),
-            Value::Data(_) => return,
-        };
-        match keys {
-            [] => {
-                if let Some(k) = &last_key {
+    ctx.env
+        .visit_array(&ns, &scope, &base, &mut |vns, vscope, lval, value, _| {
+            if vns != ns || vscope != scope {
+                return;
+            }
+            let Some(rest) = lval.strip_prefix(base.as_str()) else {
+                return;
+            };
+            if !rest.is_empty() && !rest.starts_with('[') {
+                return;
+            }
+            let keys = VarRef::parse(&format!("x{rest}")).indices;
+            if keys.len() < depth || keys.get(..depth) != Some(&r.indices[..]) {
+                return;
+            }
+            let keys = keys.get(depth..).unwrap_or(&[]);
+            let json = match value {
+                Value::Scalar(_, s) => Json::String(s.clone()),
+                Value::List(_, items) => Json::Array(
+                    items
+                        .iter()
+                        .filter(|i| *i != "cf_null")
+                        .map(|i| Json::String(i.clone()))
+                        .collect(),
+                ),
+                Value::Data(_) => return,
+            };
+            match keys {
+                [] => {
+                    if let Some(k) = &last_key {
+                        obj.shift_remove(k);
+                        obj.insert(k.clone(), json);
+                    }
+                }
+                [k] => {
+                    last_key = Some(k.clone());
                     obj.shift_remove(k);
                     obj.insert(k.clone(), json);
                 }
+                [path @ .., k] => {
+                    last_key = Some(k.clone());
+                    insert_nested(&mut obj, path, k, json);
+                }
             }
-            [k] => {
-                last_key = Some(k.clone());
-                obj.shift_remove(k);
-                obj.insert(k.clone(), json);
-            }
-            [path @ .., k] => {
-                last_key = Some(k.clone());
-                insert_nested(&mut obj, path, k, json);
-            }
-        }
-    });
+        });
     (!obj.is_empty()).then_some(Value::Data(Json::Object(obj)))
 }
 

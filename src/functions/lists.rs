@@ -109,23 +109,24 @@ pub fn classic_indices(ctx: &CallCtx<'_>, name: &str, values: bool) -> Vec<Strin
     }
     let prefix = format!("{}[", r.lval());
     let mut out: Vec<String> = Vec::new();
-    ctx.env.visit_variables(&mut |vns, vscope, lval, value, _| {
-        if vns != ns || vscope != scope {
-            return;
-        }
-        let Some(rest) = lval.strip_prefix(&prefix) else {
-            return;
-        };
-        let Some(end) = rest.find(']') else { return };
-        if values {
-            out.extend(elements(value));
-        } else {
-            let k = rest.get(..end).unwrap_or("").to_string();
-            if !out.contains(&k) {
-                out.push(k);
+    ctx.env
+        .visit_array(&ns, &scope, &r.name, &mut |vns, vscope, lval, value, _| {
+            if vns != ns || vscope != scope {
+                return;
             }
-        }
-    });
+            let Some(rest) = lval.strip_prefix(&prefix) else {
+                return;
+            };
+            let Some(end) = rest.find(']') else { return };
+            if values {
+                out.extend(elements(value));
+            } else {
+                let k = rest.get(..end).unwrap_or("").to_string();
+                if !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        });
     out
 }
 
