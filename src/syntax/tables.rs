@@ -298,14 +298,49 @@ pub enum PromiseTypeLookup {
 /// the types of the bundle type, else the common ones (`vars`, `classes`, `meta`, `defaults`, `reports`, which
 /// are exactly the promise types of bundle type `common`), whatever the bundle type.
 pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseTypeLookup {
-    if promise_type_allowed(bundle_type, promise_type)
-        || promise_type_allowed("common", promise_type)
-    {
-        if let Some(spec) = self::promise_type(promise_type) {
-            return PromiseTypeLookup::BuiltIn(spec);
+    // asked for every constraint the checks and the evaluator meet: a hashed index, built once, of what
+    // the searches below give for every built-in promise type allowed in a bundle type (or in common)
+    type Index = HashMap<&'static str, HashMap<&'static str, &'static PromiseTypeSpec>>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut by_bundle = Index::default();
+        for b in BUNDLE_TYPES {
+            let types = by_bundle.entry(b.name).or_default();
+            for t in b.promise_types.iter().chain(promise_types_in("common")) {
+                if let Some(spec) = self::promise_type(t) {
+                    types.insert(spec.name, spec);
+                }
+            }
         }
+        by_bundle
+    });
+    let found = match index.get(bundle_type) {
+        Some(types) => types.get(promise_type),
+        // a bundle type the tables do not know allows the common promise types
+        None => index.get("common").and_then(|t| t.get(promise_type)),
+    };
+    match found {
+        Some(spec) => PromiseTypeLookup::BuiltIn(spec),
+        None => PromiseTypeLookup::Custom,
     }
-    PromiseTypeLookup::Custom
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, crate::eval::fasthash::FastState>;
+
+/// The attribute `lval` of the built-in promise type `spec` (a hashed index per promise type, built once).
+fn spec_attr(spec: &'static PromiseTypeSpec, lval: &str) -> Option<&'static AttrSpec> {
+    type Index = HashMap<&'static str, HashMap<&'static str, &'static AttrSpec>>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            PROMISE_TYPES
+                .iter()
+                .map(|p| (p.name, p.attrs.iter().map(|a| (a.name, a)).collect()))
+                .collect()
+        })
+        .get(spec.name)?
+        .get(lval)
+        .copied()
 }
 
 /// The attribute spec for `lval` of a promise of type `promise_type` in a bundle of type `bundle_type`.
@@ -319,7 +354,7 @@ pub fn promise_attr(
     lval: &str,
 ) -> Option<&'static AttrSpec> {
     match lookup_promise_type(bundle_type, promise_type) {
-        PromiseTypeLookup::BuiltIn(spec) => find(spec.attrs, lval, |a| a.name),
+        PromiseTypeLookup::BuiltIn(spec) => spec_attr(spec, lval),
         PromiseTypeLookup::Custom => common_attr(lval),
     }
 }
@@ -346,7 +381,19 @@ pub fn control_body_types() -> &'static [&'static str] {
 
 /// The attribute spec for `lval` in a body of type `body_type`.
 pub fn body_attr(body_type: &str, lval: &str) -> Option<&'static AttrSpec> {
-    self::body_type(body_type).and_then(|b| find(b.attrs, lval, |a| a.name))
+    // a hashed index per body type, built once (asked for every body constraint)
+    type Index = HashMap<&'static str, HashMap<&'static str, &'static AttrSpec>>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            BODY_TYPES
+                .iter()
+                .map(|b| (b.name, b.attrs.iter().map(|a| (a.name, a)).collect()))
+                .collect()
+        })
+        .get(body_type)?
+        .get(lval)
+        .copied()
 }
 
 /// The built-in function named `name`.
@@ -363,4 +410,62 @@ pub fn function(name: &str) -> Option<&'static FnSpec> {
 /// All built-in functions, sorted by name.
 pub fn functions() -> &'static [FnSpec] {
     FUNCTIONS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hashed indexes answer what the sorted tables' searches answer, for every bundle type (and
+    /// one the tables do not know) × every promise type (and a custom one) × every attribute.
+    #[test]
+    fn hashed_lookups_agree_with_the_searches() {
+        let bundles: Vec<&str> = BUNDLE_TYPES
+            .iter()
+            .map(|b| b.name)
+            .chain(["no_such_bundle_type"])
+            .collect();
+        let types: Vec<&str> = PROMISE_TYPES
+            .iter()
+            .map(|p| p.name)
+            .chain(["my_custom_type"])
+            .collect();
+        for bt in BODY_TYPES {
+            for a in bt.attrs {
+                assert_eq!(body_attr(bt.name, a.name).map(|x| x.name), Some(a.name));
+            }
+        }
+        for b in &bundles {
+            for t in &types {
+                let searched = if promise_type_allowed(b, t) || promise_type_allowed("common", t) {
+                    promise_type(t)
+                } else {
+                    None
+                };
+                let hashed = match lookup_promise_type(b, t) {
+                    PromiseTypeLookup::BuiltIn(s) => Some(s),
+                    PromiseTypeLookup::Custom => None,
+                };
+                assert_eq!(hashed.map(|s| s.name), searched.map(|s| s.name), "{b} {t}");
+                for bt in BODY_TYPES.iter().map(|x| x.name).chain(["no_such_body"]) {
+                    assert_eq!(
+                        body_attr(bt, t).map(|x| x.name),
+                        body_type(bt)
+                            .and_then(|x| find(x.attrs, t, |a| a.name))
+                            .map(|x| x.name),
+                        "{bt} {t}"
+                    );
+                }
+                if let Some(spec) = searched {
+                    for a in spec.attrs.iter().map(|a| a.name).chain(["no_such_attr"]) {
+                        assert_eq!(
+                            promise_attr(b, t, a).map(|x| x.name),
+                            find(spec.attrs, a, |x| x.name).map(|x| x.name),
+                            "{b} {t} {a}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
