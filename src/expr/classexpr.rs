@@ -184,7 +184,8 @@ pub const CACHE_LIMIT: usize = 16384;
 type Parsed = Result<Rc<ClassExpr>, ClassExprError>;
 
 thread_local! {
-    static CACHE: RefCell<HashMap<String, Parsed>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<String, Parsed, crate::eval::fasthash::FastState>> =
+        RefCell::new(HashMap::default());
 }
 
 /// A bare class name (`linux`, `ns:name`, `any`): what `parse` would return as a single `Name`.

@@ -82,11 +82,11 @@ pub fn lookup_name(env: &dyn VarLookup, text: &str) -> Option<Value> {
 /// (namespace, scope, name) of a reference name without indices: the same split as `VarRef::parse` and
 /// `VarRef::resolve_scope`, without allocating.
 fn split_name<'a>(env: &'a dyn VarLookup, text: &'a str) -> (&'a str, &'a str, &'a str) {
-    let (ns, rest) = match text.find(':') {
+    let (ns, rest) = match super::find_byte(text, 0, b':') {
         Some(i) => (Some(&text[..i]), &text[i + 1..]),
         None => (None, text),
     };
-    let (scope, name) = match rest.find('.') {
+    let (scope, name) = match super::find_byte(rest, 0, b'.') {
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (env.current_bundle(), rest),
     };
@@ -179,8 +179,7 @@ fn expand_depth(s: &str, env: &dyn VarLookup, binding: Option<&Binding>, depth: 
     };
     let mut i = 0;
     let mut lit_start = 0;
-    while let Some(off) = s[i..].find('$') {
-        let start = i + off;
+    while let Some(start) = super::find_byte(s, i, b'$') {
         let opens = matches!(s.as_bytes().get(start + 1), Some(b'(' | b'{'));
         let Some(end) = reference_end(s, start).filter(|_| depth < MAX_EXPANSION_DEPTH) else {
             if opens && depth < MAX_EXPANSION_DEPTH {

@@ -20,8 +20,7 @@ fn collect(s: &str, out: &mut Vec<String>, depth: usize) {
         return;
     }
     let mut i = 0;
-    while let Some(off) = s[i..].find('$') {
-        let start = i + off;
+    while let Some(start) = super::find_byte(s, i, b'$') {
         match reference_end(s, start) {
             Some(end) => {
                 let inner = &s[start + 2..end - 1];

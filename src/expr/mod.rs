@@ -29,6 +29,18 @@ pub const CONST_VARS: &[(&str, &str)] = &[
 
 /// Canonifies a string the way CFEngine forms class names: every byte outside `[A-Za-z0-9_]` becomes `_`
 /// (a multibyte UTF-8 character gives one `_` per byte).
+/// The offset of the first byte `b` (ASCII) in `s` from `from` on. For the short strings expansion
+/// scans many times per promise (`$` in every rval, `:`/`.` in every reference) a plain loop beats
+/// `str::find`'s searcher set-up (5% of a masterfiles run went to it).
+#[inline]
+pub fn find_byte(s: &str, from: usize, b: u8) -> Option<usize> {
+    s.as_bytes()
+        .get(from..)?
+        .iter()
+        .position(|&c| c == b)
+        .map(|i| i + from)
+}
+
 pub fn canonify(s: &str) -> String {
     s.bytes()
         .map(|b| {

@@ -399,7 +399,7 @@ pub fn body_attr(body_type: &str, lval: &str) -> Option<&'static AttrSpec> {
 /// The built-in function named `name`.
 pub fn function(name: &str) -> Option<&'static FnSpec> {
     // asked for every call the evaluator meets (is it built in? cached?): a hashed index, built once
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static FnSpec>> =
+    static INDEX: std::sync::OnceLock<HashMap<&'static str, &'static FnSpec>> =
         std::sync::OnceLock::new();
     INDEX
         .get_or_init(|| FUNCTIONS.iter().map(|f| (f.name, f)).collect())
