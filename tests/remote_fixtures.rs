@@ -92,6 +92,7 @@ const CORPUS: TreeCorpus = TreeCorpus {
     normalise,
     verbose: false,
     floors: FLOORS,
+    canon: tree_corpus::as_is,
 };
 
 #[test]
