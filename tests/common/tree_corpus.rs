@@ -31,11 +31,6 @@ pub struct TreeCorpus {
     pub canon: fn(&str) -> String,
 }
 
-/// The identity [`TreeCorpus::canon`].
-pub fn as_is(s: &str) -> String {
-    s.to_string()
-}
-
 /// Each `Directory contents:` block of a `--simulate` report with its names sorted by bytes. The agent's
 /// `ManifestDirectoryListing` (cf-agent/simulate_mode.c) prints the chroot directory's entries as
 /// `readdir` returns them, unsorted: on ext4 that is the directory's hash order, seeded per file
