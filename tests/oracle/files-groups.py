@@ -45,7 +45,7 @@ LISTING_END = re.compile(r"^(=+|\s*[a-z]+: .*|R: .*)$")
 
 def sort_dir_listings(text):
     """Each `Directory contents:` block with its names sorted, on both sides, as tests/files_fixtures.rs
-    compares them (tree_corpus::sort_dir_listings: the agent lists the chroot directory in the
+    compares them (its sort_dir_listings: the agent lists the chroot directory in the
     recording machine's ext4 hash order, which no simulator can reproduce)."""
     out, block = [], None
     for line in text.splitlines(True):

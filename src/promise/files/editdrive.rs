@@ -280,10 +280,18 @@ fn compare_warnings(e: &mut Engine<'_>, pr: &mut Pr<'_>, file: &[String], model:
                 warn(e, pr, &format!("edit_line warning promised: - {f}"));
             }
             (Some(f), None) => {
-                warn(e, pr, &format!(" ! edit_line change warning promised: (remove) {f}"));
+                warn(
+                    e,
+                    pr,
+                    &format!(" ! edit_line change warning promised: (remove) {f}"),
+                );
             }
             (None, Some(m)) => {
-                warn(e, pr, &format!(" ! edit_line change warning promised: (add) {m}"));
+                warn(
+                    e,
+                    pr,
+                    &format!(" ! edit_line change warning promised: (add) {m}"),
+                );
             }
             _ => {}
         }

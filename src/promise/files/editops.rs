@@ -379,9 +379,8 @@ pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
         let op = words.next().unwrap_or("");
         let close: String = words.next().unwrap_or("").chars().take(3).collect();
         if close != "%]" {
-            let msg = format!(
-                "Template file '{t}' syntax error, missing close \"%]\" at line {lineno}"
-            );
+            let msg =
+                format!("Template file '{t}' syntax error, missing close \"%]\" at line {lineno}");
             pr.cfps(e, LogLevel::Error, &msg, Res::Fail);
             return false;
         }
