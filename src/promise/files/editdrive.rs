@@ -341,7 +341,8 @@ fn run_edit_bundle(
     Some(e.run_bundle(bi, args, true, false, path))
 }
 
-/// The text of template file `t` on the virtual host; `None` (said, failed) when it cannot be read.
+/// The text of mustache template file `t` on the virtual host; `None` (said, failed) when it cannot be
+/// read (the cfengine method says it its own way: [`super::editops::cfengine_template`]).
 fn read_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> Option<String> {
     let b = e.host.base();
     match e.host.vfs.read(b, t) {

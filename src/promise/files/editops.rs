@@ -336,11 +336,12 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
 /// `template_method => "cfengine"` (the agent's `MakeTemporaryBundleFromTemplate`): each template line
 /// becomes a `preserve_all_lines` insertion under the class context of `[%CFEngine ctx:: %]` (which
 /// persists), `[%CFEngine BEGIN %]` … `[%CFEngine END %]` one multi-line block; variables expanded.
-/// A template that cannot be read is a counted `cfPS`. A directive starts its line; its operator and close are read as `sscanf("%1024s %3s")` reads them:
-/// a close that is not a separate `%]` is a syntax error, a BEGIN inside a block an error of nesting
-/// (each a counted `cfPS`, recorded: files/cftemplate-missing-close, files/cftemplate-nested-begin);
-/// any directive but BEGIN and `ctx::` ends the lines gathered so far as one promise. False when the
-/// template failed.
+/// A directive starts its line; its operator and close are read as `sscanf("%1024s %3s")` reads them.
+/// A template that cannot be read, a close that is not a separate `%]` and a BEGIN inside a block are
+/// errors, each a counted `cfPS` (recorded: files/cftemplate-missing-template,
+/// files/cftemplate-missing-close, files/cftemplate-nested-begin); any directive but BEGIN and `ctx::`
+/// ends the lines gathered so far as one promise, even none (files/cftemplate-directives). False when
+/// the template failed.
 pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
     let b = e.host.base();
     let Ok(bytes) = e.host.vfs.read(b, t) else {
