@@ -205,11 +205,10 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     };
     let held = e.out.info_buffer.replace(pre_buffered);
     let saved = e.edit.replace(state);
-    let mut bundle_ran = false;
     if let Some((name, args)) = &a.edit_line {
         // the edit bundle's events come between; the files promise's event resumes after them
         let event = std::mem::take(&mut e.cur);
-        bundle_ran = run_edit_bundle(e, pr, name, args, path, empty).is_some();
+        let _ = run_edit_bundle(e, pr, name, args, path, empty);
         e.cur = event;
     }
     let mut template_failed = false;
@@ -236,16 +235,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
     if pr.warn_only {
         if pr.action_warn {
-            // CompareToFile: each line of the file the edit would remove (added lines are not listed)
-            for l in original.iter().filter(|l| !st.lines.contains(l)) {
-                e.log(
-                    LogLevel::Warning,
-                    &format!("edit_line warning promised: - {l}"),
-                );
-            }
-        }
-        if pr.action_warn && bundle_ran {
-            e.apply_classes_body(pr.def, pr.p, crate::eval::Outcome::Failed);
+            compare_warnings(e, pr, &original, &st.lines);
         }
         pr.should(e, &format!("edit file '{path}'"));
         return;
@@ -257,6 +247,55 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     }
     save(e, a, path, join_lines(&st.lines, bytes));
     pr.change_quiet(e, &format!("Edited file '{path}'"));
+}
+
+/// The warnings of the agent's `CompareToFile` for a warn-only files promise (its `ItemListsEqual` with
+/// `warnings`), each a counted `cfPS` of the files promise (failed classes): an empty model says
+/// nothing; an empty file says `File content wants to change from from/to full/empty …` once per model
+/// line; otherwise file and model are walked side by side, a differing position says the file's line
+/// (`edit_line warning promised: - L`), and past the shorter one each remaining line says
+/// `(remove) L` (file) or `(add) L` (model) (recorded: files/warn-only-edit-lines,
+/// files/warn-only-edit-empty).
+fn compare_warnings(e: &mut Engine<'_>, pr: &mut Pr<'_>, file: &[String], model: &[String]) {
+    use super::result::Res;
+    if model.is_empty() {
+        return;
+    }
+    let warn = |e: &mut Engine<'_>, pr: &mut Pr<'_>, msg: &str| {
+        pr.cfps(e, LogLevel::Warning, msg, Res::Warn);
+    };
+    if file.is_empty() {
+        for _ in model {
+            warn(
+                e,
+                pr,
+                "File content wants to change from from/to full/empty but only a warning promised",
+            );
+        }
+        return;
+    }
+    for i in 0..file.len().max(model.len()) {
+        match (file.get(i), model.get(i)) {
+            (Some(f), Some(m)) if f != m => {
+                warn(e, pr, &format!("edit_line warning promised: - {f}"));
+            }
+            (Some(f), None) => {
+                warn(
+                    e,
+                    pr,
+                    &format!(" ! edit_line change warning promised: (remove) {f}"),
+                );
+            }
+            (None, Some(m)) => {
+                warn(
+                    e,
+                    pr,
+                    &format!(" ! edit_line change warning promised: (add) {m}"),
+                );
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Runs the `edit_line` bundle `name(args)` on the model in `e.edit`.
@@ -302,8 +341,9 @@ fn run_edit_bundle(
     Some(e.run_bundle(bi, args, true, false, path))
 }
 
-/// The text of template file `t` on the virtual host; `None` (said, failed) when it cannot be read.
-pub(super) fn read_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> Option<String> {
+/// The text of mustache template file `t` on the virtual host; `None` (said, failed) when it cannot be
+/// read (the cfengine method says it its own way: [`super::editops::cfengine_template`]).
+fn read_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> Option<String> {
     let b = e.host.base();
     match e.host.vfs.read(b, t) {
         Ok(c) => Some(String::from_utf8_lossy(&c).into_owned()),

@@ -5,6 +5,7 @@
 //! templates turned into `preserve_all_lines` insertions.
 
 use super::edit::{self, EditEnv, EditResult, Model, OpOut, Region, SelectLists};
+use super::result::Res;
 use super::Pr;
 use crate::eval::output::LogLevel;
 use crate::eval::{BundleDef, Engine, Outcome};
@@ -332,52 +333,81 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promi
     }
 }
 
-/// `template_method => "cfengine"`: each template line becomes a `preserve_all_lines` insertion
-/// under the class context of `[%CFEngine ctx:: %]` (which persists), `[%CFEngine BEGIN %]` …
-/// `[%CFEngine END %]` one multi-line block; variables expanded. False when the template failed.
+/// `template_method => "cfengine"` (the agent's `MakeTemporaryBundleFromTemplate`): each template line
+/// becomes a `preserve_all_lines` insertion under the class context of `[%CFEngine ctx:: %]` (which
+/// persists), `[%CFEngine BEGIN %]` … `[%CFEngine END %]` one multi-line block; variables expanded.
+/// A directive starts its line; its operator and close are read as `sscanf("%1024s %3s")` reads them.
+/// A template that cannot be read, a close that is not a separate `%]` and a BEGIN inside a block are
+/// errors, each a counted `cfPS` (recorded: files/cftemplate-missing-template,
+/// files/cftemplate-missing-close, files/cftemplate-nested-begin); any directive but BEGIN and `ctx::`
+/// ends the lines gathered so far as one promise, even none (files/cftemplate-directives). False when
+/// the template failed.
 pub fn cfengine_template(e: &mut Engine<'_>, pr: &mut Pr<'_>, t: &str) -> bool {
-    let Some(text) = super::editdrive::read_template(e, pr, t) else {
+    let b = e.host.base();
+    let Ok(bytes) = e.host.vfs.read(b, t) else {
+        // a counted cfPS (recorded: files/cftemplate-missing-template)
+        let msg = format!(
+            "Unable to open template file '{t}' to make '{}'",
+            pr.promiser
+        );
+        pr.cfps(e, LogLevel::Error, &msg, Res::Fail);
         return false;
     };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let Some(filename) = e.edit.as_ref().map(|s| s.filename.clone()) else {
         return false;
     };
     let mut context = "any".to_string();
-    let mut block: Option<Vec<String>> = None;
+    let mut stack: Vec<String> = Vec::new();
+    let mut level: usize = 0;
+    let mut block: Vec<String> = Vec::new();
     let mut chunks: Vec<(String, String)> = Vec::new();
-    for (n, l) in text.lines().enumerate() {
-        let trimmed = l.trim();
-        if let Some(inner) = trimmed
-            .strip_prefix("[%CFEngine")
-            .and_then(|r| r.strip_suffix("%]"))
-        {
-            let inner = inner.trim();
-            if inner == "BEGIN" {
-                if block.is_some() {
-                    e.log(
-                        LogLevel::Error,
-                        &format!(
-                            "Template file '{t}' contains nested blocks which are not allowed, near line {}",
-                            n + 1
-                        ),
-                    );
-                    pr.fail(e);
-                    return false;
+    for (n, l) in text.split_inclusive('\n').enumerate() {
+        let lineno = n + 1;
+        let Some(rest) = l.strip_prefix("[%CFEngine") else {
+            let line = l.strip_suffix('\n').unwrap_or(l);
+            if level > 0 {
+                // a block's lines are kept when their class context holds as the template is read
+                if e.eval_class_str(&context) == Ok(true) {
+                    block.push(line.to_string());
                 }
-                block = Some(Vec::new());
-            } else if inner == "END" {
-                if let Some(b) = block.take() {
-                    chunks.push((context.clone(), b.join("\n")));
-                }
-            } else if let Some(c) = inner.strip_suffix("::") {
-                context = c.trim().to_string();
+            } else {
+                chunks.push((context.clone(), line.to_string()));
+            }
+            continue;
+        };
+        let mut words = rest.split_ascii_whitespace();
+        let op = words.next().unwrap_or("");
+        let close: String = words.next().unwrap_or("").chars().take(3).collect();
+        if close != "%]" {
+            let msg =
+                format!("Template file '{t}' syntax error, missing close \"%]\" at line {lineno}");
+            pr.cfps(e, LogLevel::Error, &msg, Res::Fail);
+            return false;
+        }
+        if op == "BEGIN" {
+            stack.push(context.clone());
+            level = level.wrapping_add(1);
+            if level > 1 {
+                let msg = format!(
+                    "Template file '{t}' contains nested blocks which are not allowed, near line {lineno}"
+                );
+                pr.cfps(e, LogLevel::Error, &msg, Res::Fail);
+                return false;
             }
             continue;
         }
-        match block.as_mut() {
-            Some(b) => b.push(l.to_string()),
-            None => chunks.push((context.clone(), l.to_string())),
+        if op == "END" {
+            level = level.wrapping_sub(1);
+            if let Some(c) = stack.pop() {
+                context = c;
+            }
         }
+        if let Some(c) = op.strip_suffix("::") {
+            context = c.to_string();
+            continue;
+        }
+        chunks.push((context.clone(), std::mem::take(&mut block).join("\n")));
     }
     let policy_file = e.file_path(pr.def.file);
     let line = e.line_of(pr.p);
@@ -416,7 +446,9 @@ fn template_line(
         let env = EditEnv {
             filename,
             dry_run: e.opts.dry_run && e.opts.simulate.is_none(),
-            warn_only: pr.action_warn,
+            // the temporary bundle's promises have no action body: a warn-only files promise
+            // still edits the model (recorded: files/cftemplate-warn-only)
+            warn_only: false,
             bundle: &pr.def.name,
             policy_file,
             line,

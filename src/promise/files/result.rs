@@ -117,6 +117,19 @@ impl<'a> Pr<'a> {
         self.apply(e, Res::Fail);
     }
 
+    /// The agent's `cfPS` with the files promise: the line, the result's classes, and (unlike
+    /// `Record*`/`MakingChanges`, which only set classes) its `ClassAuditLog` counts the result in the
+    /// bundle's accounting (`UpdatePromiseCounters` for every promise type but vars, classes and the
+    /// edit_line types), so one files promise can count several times: e.g. each difference a warn-only
+    /// edit lists, then the end line (recorded: files/warn-only-edit-lines/verbose.out).
+    pub fn cfps(&mut self, e: &mut Engine<'_>, level: LogLevel, msg: &str, r: Res) {
+        e.log(level, msg);
+        self.apply(e, r);
+        if let Some(o) = r.outcome() {
+            e.record_counts(self.def, self.p, o);
+        }
+    }
+
     /// `Promise belongs to bundle 'B' in file 'F' near line L`.
     pub fn belongs(&self, e: &Engine<'_>) -> String {
         format!(
