@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod fast;
 pub mod functions_gen;
 pub mod json;
 pub mod lower;
@@ -10,6 +11,7 @@ pub mod macros;
 pub mod print;
 pub mod recover;
 pub mod runnable;
+pub mod sema;
 pub mod strings;
 pub mod tables;
 pub mod tables_gen;
@@ -72,13 +74,32 @@ pub fn parse_file_recovering(path: &str, text: &str) -> Parsed {
     parsed
 }
 
+/// Which parser `parse_with` runs after the macro pass and the nesting check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// The fast path, then pest when the fast path does not accept the file (what `parse_file` does).
+    Auto,
+    /// Only pest and lowering (the normative grammar).
+    Pest,
+    /// Only the fast path: `None` when it does not accept the file.
+    Fast,
+}
+
 /// The pest parse; `recovered` is set when the file has a syntax or macro error (the caller then asks the
 /// recovery parser for cf-promises' messages).
-#[allow(
-    clippy::result_large_err,
-    reason = "pest's own error type, only built on the error path"
-)]
 fn parse_with_pest(path: &str, text: &str) -> Parsed {
+    parse_with(path, text, Engine::Auto).unwrap_or_else(|| Parsed {
+        policy: Policy::default(),
+        diags: Vec::new(),
+        lines: crate::source::LineIndex::default(),
+        recovered: false,
+    })
+}
+
+/// Parse one file with the given engine (before the recovery parser's messages): `tests/fast_parse.rs`
+/// compares `Engine::Fast` with `Engine::Pest`. `None` only for `Engine::Fast` on a file it does not
+/// accept.
+pub fn parse_with(path: &str, text: &str, engine: Engine) -> Option<Parsed> {
     let pass = macros::apply(text);
     let macro_errors = !pass.diags.is_empty();
     let mut adjust: Vec<(u32, i64)> = pass.uncounted_newlines.iter().map(|o| (*o, -1)).collect();
@@ -95,13 +116,54 @@ fn parse_with_pest(path: &str, text: &str) -> Parsed {
             off as u32,
             format!("nesting deeper than {MAX_NESTING} levels"),
         ));
-        return Parsed {
+        return Some(Parsed {
             policy,
             diags,
             lines,
             recovered: false,
-        };
+        });
     }
+    // Fast path: the hand-written parser (src/syntax/fast/), proven equal to pest + lowering on every
+    // file it accepts; anything else goes to pest below.
+    if engine != Engine::Pest {
+        if let Some(fast) = fast::parse(text) {
+            policy.bundles = fast.bundles;
+            policy.bodies = fast.bodies;
+            policy.promise_blocks = fast.promise_blocks;
+            diags.extend(fast.diags);
+            return Some(Parsed {
+                policy,
+                diags,
+                lines,
+                recovered: macro_errors,
+            });
+        }
+        if engine == Engine::Fast {
+            return None;
+        }
+    }
+    Some(parse_with_pest_only(
+        text,
+        policy,
+        diags,
+        lines,
+        macro_errors,
+    ))
+}
+
+/// The pest parse and lowering of a file (after the macro pass and the nesting check): the normative
+/// grammar and the error path.
+#[allow(
+    clippy::result_large_err,
+    reason = "pest's own error type, only built on the error path"
+)]
+fn parse_with_pest_only(
+    text: &str,
+    mut policy: Policy,
+    mut diags: Vec<Diagnostic>,
+    lines: crate::source::LineIndex,
+    macro_errors: bool,
+) -> Parsed {
     let mut low = lower::Lowerer {
         base: 0,
         namespace: "default".to_string(),
