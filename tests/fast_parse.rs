@@ -202,3 +202,43 @@ fn fast_path_never_disagrees_with_pest_on_mutants() {
     eprintln!("fast_parse mutants: {iters} inputs, {accepted} fast-accepted and equal, {declined} declined");
     assert!(bad.is_empty(), "fast path disagrees with pest:\n{}", bad.join("\n"));
 }
+
+/// The grammar's subtle token rules, each in a file the fast path must accept with pest's result.
+#[test]
+fn grammar_corners_are_fast_accepted_and_equal() {
+    let cases: &[&str] = &[
+        // class_guard ends at the LAST `::` of its run, may contain blanks; `vars: any::` is a guard
+        // inside a section, a promise type right after `{`.
+        "bundle agent m {\nvars: any::\n \"a\" string => \"b\";\nany::::\n\"c\" string => \"d\";\n a. b:: c::\n\"e\" string => \"f\";\n}\n",
+        // two names separated by blanks only: a diagnostic from lowering
+        "bundle agent m {\nreports:\n linux  debian::\n \"x\";\n}\n",
+        // naked variables with indices, calls with blanks before `(`, trailing commas in lists/params
+        "bundle agent m(a, b,) {\nvars:\n \"x\" slist => { $(a[$(k)]), @{b}, \"z\", };\n \"y\" string => concat (\"a\", $(x[1]));\n \"z\" string => $(f)(\"q\");\n}\n",
+        // strings with escapes, backquotes, comments between every token, \\v and \\f blanks
+        "bundle#c\nagent#c\nm#c\n{#c\nvars:#c\n\"a\\\"b\"#c\nstring#c\n=>#c\n'c\\'d'#c\n;\n\u{0B}\u{0C}\"e\" string => `f\\`;\n}\n",
+        // non-ASCII identifiers and guards
+        "bundle agent mé {\nclasses:\n é::\n \"ü\" expression => \"any\";\n}\n",
+        // quoted variable guards in bundles and bodies, promisees, if merging
+        "bundle agent m {\nreports:\n \"x\"::\n \"a\" -> { \"p\" } if => \"b\", ifvarclass => \"c\", if => \"d\";\n}\nbody classes c(x) {\n\"$(x)\"::\n promise_kept => { \"k\" };\n linux::\n repaired => { \"r\" };\n}\n",
+        // data => JSON / YAML / with variables / @(x) rewrites
+        "bundle agent m {\nvars:\n \"a\" data => '{\"k\": [1, 2.5]}';\n \"b\" data => '---\na: 1';\n \"c\" data => '{\"k\": \"$(x)\"}';\n \"d\" data => @(a);\n \"e\" data => '[bad';\n}\n",
+        // namespaces: body file control switches the namespace of later blocks
+        "body file control {\n namespace => \"ns1\";\n}\nbundle agent m {\nmethods:\n \"x\" usebundle => default:n;\n}\npromise agent git {\n path => \"/x\";\n interpreter => \"/bin/sh\";\n}\n",
+        // calls nested deeper than cf-promises allows: a fatal diagnostic, the rval dropped
+        "bundle agent m {\nvars:\n \"a\" string => f(f(f(f(f(f(f(f(f(f(f(\"x\")))))))))));\n \"b\" string => \"c\";\n}\n",
+        // CR line ends and an @if macro blanked by the macro pass
+        "bundle agent m\r\n{\r\nvars:\r\n@if minimum_version(99.0)\n \"a\" string => \"b\";\n@endif\n \"c\" string => \"d\";\r\n}\r\n",
+        // keywords as names, empty bundles and bodies
+        "bundle agent bundle {\n}\nbody common control {\n}\nbundle edit_line body(x) {\ninsert_lines:\n \"$(x)\";\n}\n",
+    ];
+    for (n, text) in cases.iter().enumerate() {
+        match compare("./corner.cf", text) {
+            Ok(true) => {}
+            Ok(false) => panic!("corner {n} declined by the fast path:\n{text}"),
+            Err(why) => panic!("corner {n} disagrees: {why}\n{text}"),
+        }
+        let fast = parse_with("./corner.cf", text, Engine::Fast).unwrap();
+        // The blank-separated guard (1) and the deep calls (8) give diagnostics; the others none.
+        assert_eq!(!fast.diags.is_empty(), n == 1 || n == 8, "corner {n}: {:?}", fast.diags);
+    }
+}
