@@ -41,7 +41,7 @@ pub fn skip(b: &[u8], mut i: usize) -> usize {
         } else if c == b'#' {
             i = b
                 .get(i..)
-                .and_then(|r| r.iter().position(|&x| x == b'\n'))
+                .and_then(|r| memchr::memchr(b'\n', r))
                 .map_or(b.len(), |n| i + n);
         } else {
             break;
@@ -100,32 +100,33 @@ pub fn class_guard(b: &[u8], i: usize) -> Option<usize> {
     last.map(|q| q + 2)
 }
 
-/// A quoted string `"…"`, `'…'` or `` `…` `` at `i`: its end (after the closing quote). Backslash
-/// escapes any character in the first two; backquoted text has no escapes.
-pub fn qstring(b: &[u8], i: usize) -> Option<usize> {
+/// A quoted string `"…"`, `'…'` or `` `…` `` at `i`: its end (after the closing quote) and whether its
+/// text holds a backslash (else it needs no unescaping). Backslash escapes any character in the first
+/// two; backquoted text has no escapes.
+pub fn qstring(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let q = *b.get(i)?;
-    let escapes = match q {
-        b'"' | b'\'' => true,
-        b'`' => false,
-        _ => return None,
-    };
+    if q == b'`' {
+        let n = memchr::memchr(b'`', b.get(i + 1..)?)?;
+        let end = i + 1 + n;
+        let backslash = memchr::memchr(b'\\', b.get(i + 1..end)?).is_some();
+        return Some((end + 1, backslash));
+    }
+    if q != b'"' && q != b'\'' {
+        return None;
+    }
     let mut j = i + 1;
+    let mut backslash = false;
     loop {
-        let rest = b.get(j..)?;
-        let n = if escapes {
-            rest.iter().position(|&c| c == q || c == b'\\')?
-        } else {
-            rest.iter().position(|&c| c == q)?
-        };
-        j += n;
+        j += memchr::memchr2(q, b'\\', b.get(j..)?)?;
         if b.get(j) == Some(&q) {
-            return Some(j + 1);
+            return Some((j + 1, backslash));
         }
         // A backslash: it and the byte after it (a UTF-8 lead byte's continuation bytes are never a
         // quote or a backslash).
         if j + 1 >= b.len() {
             return None;
         }
+        backslash = true;
         j += 2;
     }
 }
@@ -183,9 +184,10 @@ mod tests {
         assert_eq!(promise_type(b"v2:", 0), None);
         assert_eq!(keyword(b"bundle agent", 0, b"bundle"), Some(6));
         assert_eq!(keyword(b"bundles", 0, b"bundle"), None);
-        assert_eq!(qstring(br#""a\"b" x"#, 0), Some(6));
+        assert_eq!(qstring(br#""a\"b" x"#, 0), Some((6, true)));
+        assert_eq!(qstring(br#""ab" x"#, 0), Some((4, false)));
         assert_eq!(qstring(br#""a\"#, 0), None);
-        assert_eq!(qstring(b"`a\\`", 0), Some(4));
+        assert_eq!(qstring(b"`a\\`", 0), Some((4, true)));
         assert_eq!(nakedvar(b"$(a[$(k)])", 0), Some(10));
         assert_eq!(nakedvar(b"$(a[1])", 0), Some(7));
         assert_eq!(nakedvar(b"@{x.y}", 0), Some(6));

@@ -76,8 +76,8 @@ impl<'a> P<'a> {
 
     /// The quoted string at `i` as a scalar, and its end.
     pub fn qstring(&self, i: usize) -> Option<(Scalar, usize)> {
-        let e = qstring(self.b, i)?;
-        Some((self.scalar(i, e)?, e))
+        let (e, backslash) = qstring(self.b, i)?;
+        Some((self.scalar(i, e, backslash)?, e))
     }
 
     /// `params` at `i` (a `(`): the names and the end.

@@ -15,15 +15,20 @@ use crate::syntax::MAX_NESTING;
 type Lowered = (Option<Rval>, usize);
 
 impl P<'_> {
-    /// The scalar of the quoted string `a..e` (quotes included).
-    pub fn scalar(&self, a: usize, e: usize) -> Option<Scalar> {
+    /// The scalar of the quoted string `a..e` (quotes included); `backslash`: its text has one.
+    pub fn scalar(&self, a: usize, e: usize, backslash: bool) -> Option<Scalar> {
         let quote = match self.b.get(a)? {
             b'"' => Quote::Double,
             b'\'' => Quote::Single,
             _ => Quote::Back,
         };
+        let raw = self.s(a + 1, e.checked_sub(1)?)?;
         Some(Scalar {
-            value: unescape(self.s(a + 1, e.checked_sub(1)?)?),
+            value: if backslash {
+                unescape(raw)
+            } else {
+                raw.to_string()
+            },
             quote,
             span: Span::new(a, e),
         })
