@@ -340,34 +340,35 @@ fn counted_carriage_returns(text: &str) -> Vec<u32> {
 
 /// The offset where `{`/`(` nesting first exceeds `MAX_NESTING` (strings and comments not considered).
 ///
-/// By chunks of 64 bytes, counted without branches: a chunk whose closers cannot take the depth below
-/// zero and whose openers cannot take it past the limit changes it by their difference; only the other
-/// chunks are walked byte by byte.
+/// By chunks of 64 bytes, with bit masks of the openers and closers: a chunk whose closers cannot take
+/// the depth below zero and whose openers cannot take it past the limit changes it by their difference;
+/// in the other chunks only the brackets are walked.
 fn too_deep(text: &str) -> Option<usize> {
     const CHUNK: usize = 64;
     let mut depth = 0usize;
     for (c, chunk) in text.as_bytes().chunks(CHUNK).enumerate() {
-        let (open, close) = chunk.iter().fold((0usize, 0usize), |(o, cl), &b| {
-            (
-                o + usize::from((b == b'{') | (b == b'(')),
-                cl + usize::from((b == b'}') | (b == b')')),
-            )
-        });
-        if close <= depth && depth + open <= MAX_NESTING {
-            depth = depth + open - close;
+        let (mut open, mut close) = (0u64, 0u64);
+        for (k, &b) in chunk.iter().enumerate() {
+            open |= u64::from((b == b'{') | (b == b'(')) << k;
+            close |= u64::from((b == b'}') | (b == b')')) << k;
+        }
+        let (o, cl) = (open.count_ones() as usize, close.count_ones() as usize);
+        if cl <= depth && depth + o <= MAX_NESTING {
+            depth = depth + o - cl;
             continue;
         }
-        for (i, b) in chunk.iter().enumerate() {
-            match b {
-                b'{' | b'(' => {
-                    depth += 1;
-                    if depth > MAX_NESTING {
-                        return Some(c * CHUNK + i);
-                    }
+        let mut all = open | close;
+        while all != 0 {
+            let k = all.trailing_zeros() as usize;
+            if (open >> k) & 1 == 1 {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(c * CHUNK + k);
                 }
-                b'}' | b')' => depth = depth.saturating_sub(1),
-                _ => {}
+            } else {
+                depth = depth.saturating_sub(1);
             }
+            all &= all - 1;
         }
     }
     None
