@@ -49,10 +49,7 @@ fn corpus() -> Vec<(String, String)> {
 }
 
 fn render(p: &Parsed) -> String {
-    format!(
-        "{:#?}\n{:#?}\nrecovered={}",
-        p.policy, p.diags, p.recovered
-    )
+    format!("{:#?}\n{:#?}\nrecovered={}", p.policy, p.diags, p.recovered)
 }
 
 /// Compare the engines on one input: `Some(true)` fast accepted (and agreed), `Some(false)` declined;
@@ -110,7 +107,11 @@ fn fast_path_equals_pest_on_every_policy_file() {
         "fast_parse: {} files, {accepted} fast-accepted, {declined} fell back to pest",
         files.len()
     );
-    assert!(bad.is_empty(), "fast path disagrees with pest:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "fast path disagrees with pest:\n{}",
+        bad.join("\n")
+    );
     assert!(
         pest_clean_declined.is_empty(),
         "files pest accepts without error but the fast path declines:\n{}",
@@ -139,9 +140,41 @@ impl Rng {
 }
 
 const TOKENS: &[&str] = &[
-    "\"", "'", "`", "::", ":", "(", ")", "{", "}", ",", ";", "=>", "->", "$(", "@(", "${", "[", "]",
-    "#", "\n", " ", "\\", "x", "any::", "vars:", "a b::", "\"c\"::", "f(", "$(a[$(b)])", "\u{0B}",
-    "é", ":::", "bundle", "body ", "promise ",
+    "\"",
+    "'",
+    "`",
+    "::",
+    ":",
+    "(",
+    ")",
+    "{",
+    "}",
+    ",",
+    ";",
+    "=>",
+    "->",
+    "$(",
+    "@(",
+    "${",
+    "[",
+    "]",
+    "#",
+    "\n",
+    " ",
+    "\\",
+    "x",
+    "any::",
+    "vars:",
+    "a b::",
+    "\"c\"::",
+    "f(",
+    "$(a[$(b)])",
+    "\u{0B}",
+    "é",
+    ":::",
+    "bundle",
+    "body ",
+    "promise ",
 ];
 
 /// One deterministic mutation of `text` at a random place.
@@ -195,12 +228,19 @@ fn fast_path_never_disagrees_with_pest_on_mutants() {
             Err(why) => {
                 let out = std::env::temp_dir().join(format!("fast_parse_mutant_{n}.cf"));
                 let _ = std::fs::write(&out, &m);
-                bad.push(format!("mutant {n} of {path} (saved as {}): {why}", out.display()));
+                bad.push(format!(
+                    "mutant {n} of {path} (saved as {}): {why}",
+                    out.display()
+                ));
             }
         }
     }
     eprintln!("fast_parse mutants: {iters} inputs, {accepted} fast-accepted and equal, {declined} declined");
-    assert!(bad.is_empty(), "fast path disagrees with pest:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "fast path disagrees with pest:\n{}",
+        bad.join("\n")
+    );
 }
 
 /// The grammar's subtle token rules, each in a file the fast path must accept with pest's result.
@@ -239,6 +279,11 @@ fn grammar_corners_are_fast_accepted_and_equal() {
         }
         let fast = parse_with("./corner.cf", text, Engine::Fast).unwrap();
         // The blank-separated guard (1) and the deep calls (8) give diagnostics; the others none.
-        assert_eq!(!fast.diags.is_empty(), n == 1 || n == 8, "corner {n}: {:?}", fast.diags);
+        assert_eq!(
+            !fast.diags.is_empty(),
+            n == 1 || n == 8,
+            "corner {n}: {:?}",
+            fast.diags
+        );
     }
 }

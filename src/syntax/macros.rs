@@ -101,9 +101,8 @@ impl Pass {
         let keep = self.state != Some(false);
         push_kept_or_blank(&mut self.out, lines, keep);
         if !keep {
-            self.uncounted.extend(
-                memchr::memchr_iter(b'\n', lines.as_bytes()).map(|i| (start + i) as u32),
-            );
+            self.uncounted
+                .extend(memchr::memchr_iter(b'\n', lines.as_bytes()).map(|i| (start + i) as u32));
         }
     }
 
@@ -271,7 +270,7 @@ mod tests {
     use super::*;
 
     /// The line-by-line pass `apply` replaced: its oracle.
-        fn apply_by_lines(text: &str) -> MacroPass {
+    fn apply_by_lines(text: &str) -> MacroPass {
         if !text.contains("@if") && !text.contains("@else") && !text.contains("@endif") {
             return MacroPass {
                 text: None,
@@ -316,7 +315,10 @@ mod tests {
                             match eval_condition(trimmed) {
                                 Some(v) => state = Some(v),
                                 None => {
-                                    diags.push(Diagnostic::error((start + 1) as u32, "syntax error"));
+                                    diags.push(Diagnostic::error(
+                                        (start + 1) as u32,
+                                        "syntax error",
+                                    ));
                                     state = Some(false);
                                 }
                             }
@@ -371,7 +373,10 @@ mod tests {
             "\"$(x)\" slist => { @(y) };\n@else\n@endif\n@if minimum_version(3.21)\n\n".into(),
         ];
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        for dir in [root.join("policies"), std::path::PathBuf::from("/usr/share/cfengine3/masterfiles")] {
+        for dir in [
+            root.join("policies"),
+            std::path::PathBuf::from("/usr/share/cfengine3/masterfiles"),
+        ] {
             let mut stack = vec![dir];
             while let Some(d) = stack.pop() {
                 for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {

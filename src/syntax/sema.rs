@@ -261,7 +261,10 @@ pub fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
 /// `if` (or `ifvarclass`) values are combined as `(first).(second)`; a quoted class guard (`"expr"::`)
 /// is the first `ifvarclass` of each promise under it, so it combines with the promise's own.
 fn merge_constraints(var_guard: &mut Option<Scalar>, raw: Vec<Constraint>) -> Vec<Constraint> {
-    let repeated = |i: usize, c: &Constraint| raw.get(..i).is_some_and(|b| b.iter().any(|o| o.lval == c.lval));
+    let repeated = |i: usize, c: &Constraint| {
+        raw.get(..i)
+            .is_some_and(|b| b.iter().any(|o| o.lval == c.lval))
+    };
     let any_repeated = raw.iter().enumerate().any(|(i, c)| repeated(i, c));
     if !any_repeated && (var_guard.is_none() || raw.iter().all(|c| c.lval != "ifvarclass")) {
         // Nothing to merge or combine: the constraints as written.

@@ -29,9 +29,8 @@ fn run(input: &[u8]) {
     let Some(pest) = parse_with("./fuzz.cf", &text, Engine::Pest) else {
         panic!("the pest engine always answers");
     };
-    let dump = |p: &cfsim::syntax::Parsed| {
-        format!("{:?}\n{:?}\n{}", p.policy, p.diags, p.recovered)
-    };
+    let dump =
+        |p: &cfsim::syntax::Parsed| format!("{:?}\n{:?}\n{}", p.policy, p.diags, p.recovered);
     let (f, p) = (dump(&fast), dump(&pest));
     if f != p {
         panic!("fast parser disagrees with pest:\nfast: {f}\npest: {p}");

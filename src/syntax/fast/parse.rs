@@ -191,7 +191,10 @@ impl<'a> P<'a> {
     /// `body_attr` at `i` when it is one: `ident => rval ;` (the constraint, `None` when its rval was
     /// dropped, and the end). `Some(None)`: not an attribute (no `=>` after an identifier), the caller
     /// tries the other alternatives; `None`: the file fails.
-    #[allow(clippy::type_complexity, reason = "three outcomes of one PEG alternative")]
+    #[allow(
+        clippy::type_complexity,
+        reason = "three outcomes of one PEG alternative"
+    )]
     fn body_attr(&mut self, i: usize) -> Option<Option<(Option<Constraint>, usize)>> {
         let Some((lval, lval_span, e)) = self.ident(i) else {
             return Some(None);
