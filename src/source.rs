@@ -38,8 +38,8 @@ impl LineIndex {
         let mut starts = Vec::with_capacity(text.len() / 32 + 1);
         starts.push(0u32);
         starts.extend(
-            text.match_indices('\n')
-                .map(|(i, _)| (i + 1).min(u32::MAX as usize) as u32),
+            memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| (i + 1).min(u32::MAX as usize) as u32),
         );
         LineIndex {
             starts,

@@ -1,13 +1,17 @@
-//! Pest pairs → typed AST: one `lower_<rule>` function per grammar rule, plus the semantic rewrites
-//! cf-promises performs while parsing (section merging, guards, `data =>` JSON, `@(x)` → `mergedata`).
+//! Pest pairs → typed AST: one `lower_<rule>` function per grammar rule; the semantic rewrites
+//! cf-promises performs while parsing (section merging, guards, `data =>` JSON, `@(x)` → `mergedata`)
+//! are in `sema.rs`, shared with the fast parser.
 
 use pest::iterators::Pair;
 
 use super::ast::*;
+use super::sema::{self, BodyHead, BodyItems, SectionItems};
 use super::strings::unescape;
 use super::Rule;
 use crate::diag::Diagnostic;
 use crate::source::Span;
+
+pub use super::sema::MAX_CALL_NESTING;
 
 /// Lowering state for one file: the namespace in force and the diagnostics found so far.
 pub struct Lowerer<'d> {
@@ -18,9 +22,6 @@ pub struct Lowerer<'d> {
     /// Function calls currently open around the rval being lowered.
     pub call_depth: usize,
 }
-
-/// cf-promises' parser refuses function calls nested deeper than this (fatal parse error).
-pub const MAX_CALL_NESTING: usize = 9;
 
 fn internal(pair: &Pair<'_, Rule>, base: usize) -> Diagnostic {
     Diagnostic::error(
@@ -35,16 +36,6 @@ impl Lowerer<'_> {
         Span::new(s.start() + self.base, s.end() + self.base)
     }
 
-    fn err(&mut self, offset: usize, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::error(offset as u32, msg));
-    }
-
-    /// The namespace in force and the name as written (`default:main` stays qualified, as in cf-promises'
-    /// JSON).
-    fn split_ns(&self, name: &str) -> (String, String) {
-        (self.namespace.clone(), name.to_string())
-    }
-
     fn lower_params(&self, pair: Pair<'_, Rule>) -> Vec<String> {
         pair.into_inner().map(|p| p.as_str().to_string()).collect()
     }
@@ -55,7 +46,6 @@ impl Lowerer<'_> {
         let ty = inner.next()?;
         let name = inner.next()?;
         let name_span = self.span(&name);
-        let (namespace, name) = self.split_ns(name.as_str());
         let mut params = Vec::new();
         let mut sections: Vec<Section> = Vec::new();
         for p in inner {
@@ -70,8 +60,8 @@ impl Lowerer<'_> {
         }
         Some(Bundle {
             bundle_type: ty.as_str().to_string(),
-            namespace,
-            name,
+            namespace: self.namespace.clone(),
+            name: name.as_str().to_string(),
             params,
             sections,
             name_span,
@@ -83,15 +73,13 @@ impl Lowerer<'_> {
         let mut inner = pair.into_inner();
         let Some(header) = inner.next() else { return };
         let header_span = self.span(&header);
-        let promise_type = header.as_str().trim_end_matches(':').to_string();
-        let mut guard = Guard::any();
-        let mut var_guard: Option<Scalar> = None;
-        let mut promises = Vec::new();
+        let promise_type = sema::promise_type_name(header.as_str());
+        let mut items = SectionItems::default();
         for p in inner {
             match p.as_rule() {
                 Rule::class_guard => {
-                    guard = self.lower_guard(&p);
-                    var_guard = None;
+                    let span = self.span(&p);
+                    items.class_guard(sema::guard(p.as_str(), span, self.diags));
                 }
                 Rule::promise => {
                     let span = self.span(&p);
@@ -118,62 +106,15 @@ impl Lowerer<'_> {
                         }
                     }
                     if is_guard {
-                        guard = Guard::any();
-                        var_guard = Some(promiser);
+                        items.var_guard(promiser);
                         continue;
                     }
-                    let mut vg = var_guard.clone();
-                    let constraints = merge_constraints(&mut vg, constraints);
-                    promises.push(Promise {
-                        guard: guard.clone(),
-                        var_guard: vg,
-                        promiser,
-                        promisee,
-                        constraints,
-                        span,
-                    });
+                    items.promise(promiser, promisee, constraints, span);
                 }
                 _ => {}
             }
         }
-        if let Some(existing) = sections.iter_mut().find(|s| s.promise_type == promise_type) {
-            existing.header_span = header_span;
-            existing.promises.extend(promises);
-        } else {
-            sections.push(Section {
-                promise_type,
-                header_span,
-                promises,
-            });
-        }
-    }
-
-    /// `linux.!foo::` → `linux.!foo`; two names separated only by blanks is an error.
-    fn lower_guard(&mut self, pair: &Pair<'_, Rule>) -> Guard {
-        let span = self.span(pair);
-        let raw = pair.as_str().strip_suffix("::").unwrap_or(pair.as_str());
-        let mut prev_name_end = false;
-        let mut gap = false;
-        for c in raw.chars() {
-            let name_char = c.is_alphanumeric() || c == '_' || !c.is_ascii();
-            if c == ' ' || c == '\t' {
-                gap = prev_name_end;
-                continue;
-            }
-            if name_char && gap {
-                self.err(
-                    span.end as usize,
-                    "class names can't be separated by whitespace without an intervening operator",
-                );
-                break;
-            }
-            gap = false;
-            prev_name_end = name_char || c == ')';
-        }
-        Guard {
-            expr: raw.to_string(),
-            span,
-        }
+        items.finish(sections, promise_type, header_span);
     }
 
     fn lower_constraint(&mut self, pair: Pair<'_, Rule>) -> Option<Constraint> {
@@ -181,13 +122,7 @@ impl Lowerer<'_> {
         let lval = inner.next()?;
         let lval_span = self.span(&lval);
         let rval = self.lower_rval(inner.next()?)?;
-        let lval = lval.as_str().to_string();
-        let rval = rewrite_rval(&lval, rval);
-        Some(Constraint {
-            lval,
-            lval_span,
-            rval,
-        })
+        Some(sema::constraint(lval.as_str(), lval_span, rval))
     }
 
     fn lower_qstring(&mut self, pair: Pair<'_, Rule>) -> Option<Scalar> {
@@ -226,12 +161,8 @@ impl Lowerer<'_> {
                 let name = head.as_str().to_string();
                 match inner.next() {
                     Some(args) => {
-                        if self.call_depth >= MAX_CALL_NESTING {
-                            let mut d = Diagnostic::error(
-                                (args.as_span().start() + self.base + 1) as u32,
-                                "Nesting of functions is deeper than recommended, near token '('",
-                            );
-                            d.fatal = true;
+                        let start = args.as_span().start() + self.base;
+                        if let Some(d) = sema::call_too_deep(self.call_depth, start) {
                             self.diags.push(d);
                             return None;
                         }
@@ -268,55 +199,35 @@ impl Lowerer<'_> {
         let ty = inner.next()?;
         let name = inner.next()?;
         let name_span = self.span(&name);
-        let (namespace, name) = self.split_ns(name.as_str());
-        let body_type = ty.as_str().to_string();
         let mut params = Vec::new();
-        let mut attrs = Vec::new();
-        let mut guard = Guard::any();
-        let mut var_guard: Option<Scalar> = None;
+        let mut items = BodyItems::default();
         for p in inner {
             match p.as_rule() {
                 Rule::params => params = self.lower_params(p),
                 Rule::class_guard => {
-                    guard = self.lower_guard(&p);
-                    var_guard = None;
+                    let span = self.span(&p);
+                    items.class_guard(sema::guard(p.as_str(), span, self.diags));
                 }
                 Rule::body_vguard => {
-                    guard = Guard::any();
-                    var_guard = p.into_inner().next().and_then(|s| self.lower_qstring(s));
+                    let vg = p.into_inner().next().and_then(|s| self.lower_qstring(s));
+                    items.var_guard(vg);
                 }
                 Rule::body_attr => {
                     if let Some(c) = self.lower_attr(p) {
-                        let attr = BodyAttr {
-                            guard: guard.clone(),
-                            var_guard: var_guard.clone(),
-                            constraint: c,
-                        };
-                        attrs.push(attr);
+                        items.attr(c);
                     }
                 }
                 _ => {}
             }
         }
-        if body_type == "file" && name == "control" {
-            // The new namespace applies to the blocks after this body, not to the body itself.
-            for a in &attrs {
-                if a.constraint.lval == "namespace" {
-                    if let Rval::Scalar(s) = &a.constraint.rval {
-                        self.namespace = s.value.clone();
-                    }
-                }
-            }
-        }
-        Some(Body {
-            body_type,
-            namespace,
-            name,
+        let head = BodyHead {
+            body_type: ty.as_str().to_string(),
+            name: name.as_str().to_string(),
             params,
-            attrs,
             name_span,
             span,
-        })
+        };
+        Some(sema::finish_body(&mut self.namespace, head, items))
     }
 
     fn lower_attr(&mut self, pair: Pair<'_, Rule>) -> Option<Constraint> {
@@ -347,88 +258,4 @@ impl Lowerer<'_> {
             span,
         })
     }
-}
-
-/// The parse-time rval rewrites of cf3parse.y: `data => "<json>"` is parsed now (a string with variables
-/// becomes `parsejson(…)`, YAML text `parseyaml(…)`), and `data => @(x)` becomes `mergedata("x")`; the
-/// same holds for `template_data`.
-fn rewrite_rval(lval: &str, rval: Rval) -> Rval {
-    if lval != "data" && lval != "template_data" {
-        return rval;
-    }
-    let Rval::Scalar(s) = rval else { return rval };
-    match s.quote {
-        Quote::NakedVar if s.value.starts_with('@') => {
-            let inner = s
-                .value
-                .get(2..s.value.len().saturating_sub(1))
-                .unwrap_or("")
-                .to_string();
-            Rval::Call(Call {
-                name: "mergedata".to_string(),
-                args: vec![Rval::Scalar(Scalar {
-                    value: inner,
-                    quote: Quote::Double,
-                    span: s.span,
-                })],
-                span: s.span,
-            })
-        }
-        Quote::Double | Quote::Single | Quote::Back => {
-            let yaml = s.value.starts_with("---");
-            if s.value.contains("$(") || s.value.contains("${") {
-                let span = s.span;
-                return Rval::Call(Call {
-                    name: if yaml { "parseyaml" } else { "parsejson" }.to_string(),
-                    args: vec![Rval::Scalar(s)],
-                    span,
-                });
-            }
-            if yaml {
-                return match crate::yaml::parse(&s.value) {
-                    Ok(v) if v.is_object() || v.is_array() => Rval::Data(v, s.span),
-                    _ => Rval::Scalar(s),
-                };
-            }
-            // cf-promises' JSON parser keeps `\uXXXX` escapes as literal text.
-            // (the agent's dialect: trailing commas accepted, text after the value ignored)
-            match crate::functions::json::parse(&s.value) {
-                Ok(mut v) if v.is_object() || v.is_array() => {
-                    crate::functions::json::store_numbers(&mut v);
-                    Rval::Data(v, s.span)
-                }
-                _ => Rval::Scalar(s),
-            }
-        }
-        _ => Rval::Scalar(s),
-    }
-}
-
-/// A promise's constraints as cf-promises' parser appends them (`PromiseAppendConstraint`): an attribute
-/// given again replaces the earlier one in its place (the last value wins), except that two string
-/// `if` (or `ifvarclass`) values are combined as `(first).(second)`; a quoted class guard (`"expr"::`)
-/// is the first `ifvarclass` of each promise under it, so it combines with the promise's own.
-fn merge_constraints(var_guard: &mut Option<Scalar>, raw: Vec<Constraint>) -> Vec<Constraint> {
-    let mut out: Vec<Constraint> = Vec::with_capacity(raw.len());
-    for mut c in raw {
-        let and_ed = c.lval == "if" || c.lval == "ifvarclass";
-        if c.lval == "ifvarclass" {
-            if let (Some(vg), Rval::Scalar(new)) = (var_guard.as_ref(), &mut c.rval) {
-                new.value = format!("({}).({})", vg.value, new.value);
-                *var_guard = None;
-            }
-        }
-        match out.iter_mut().find(|o| o.lval == c.lval) {
-            Some(old) => {
-                if and_ed {
-                    if let (Rval::Scalar(o), Rval::Scalar(n)) = (&old.rval, &mut c.rval) {
-                        n.value = format!("({}).({})", o.value, n.value);
-                    }
-                }
-                *old = c;
-            }
-            None => out.push(c),
-        }
-    }
-    out
 }

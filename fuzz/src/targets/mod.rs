@@ -12,6 +12,7 @@ pub mod gen;
 mod henc;
 mod module;
 mod parse;
+mod parse_diff;
 mod profile;
 
 /// One target.
@@ -34,6 +35,7 @@ pub struct Target {
 /// Every target, in the order `list` prints them.
 pub const ALL: &[&Target] = &[
     &parse::TARGET,
+    &parse_diff::TARGET,
     &expr::TARGET,
     &functions::TARGET,
     &data::TARGET,

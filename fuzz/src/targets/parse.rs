@@ -18,7 +18,7 @@ pub const TARGET: Target = Target {
     run,
 };
 
-const DICT: &[&str] = &[
+pub(crate) const DICT: &[&str] = &[
     "{",
     "}",
     "(",
