@@ -5,11 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod parse_support;
+use parse_support::{Rng, MASTERFILES};
+
 use std::path::{Path, PathBuf};
 
 use cfsim::syntax::{parse_with, Engine, Parsed};
-
-const MASTERFILES: &str = "/usr/share/cfengine3/masterfiles";
 
 /// Files pest accepts without error that the fast path declines, with the reason (none so far).
 const KNOWN_DECLINED: &[(&str, &str)] = &[];
@@ -118,25 +119,6 @@ fn fast_path_equals_pest_on_every_policy_file() {
         pest_clean_declined.join("\n")
     );
     assert!(files.len() > 100, "corpus not found");
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
 }
 
 const TOKENS: &[&str] = &[

@@ -68,18 +68,12 @@ fn run(
     let prof = files_root.with_extension("profile.json");
     profile(files_root, inv, cache, &prof);
     let result = files_root.with_extension("result.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
-        .current_dir(case)
-        .arg("agent")
-        .arg("-K")
-        .args(flags)
-        .args(["-f", "./policy.cf", "--host"])
-        .arg(&prof)
-        .arg("--result-json")
-        .arg(&result)
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    let (out, _) = corpus::run_agent(
+        case,
+        &prof,
+        flags,
+        &["--result-json".as_ref(), result.as_os_str()],
+    );
     let res = std::fs::read_to_string(&result)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())

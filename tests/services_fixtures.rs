@@ -73,19 +73,8 @@ fn profile(case: &Path, tmp: &Path) -> PathBuf {
 }
 
 fn run(case: &Path, prof: &Path, flags: &[&str]) -> (String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
-        .current_dir(case)
-        .arg("agent")
-        .arg("-K")
-        .args(flags)
-        .args(["-f", "./policy.cf", "--host"])
-        .arg(prof)
-        .output()
-        .unwrap();
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
-        format!("{}\n", o.status.code().unwrap_or(-1)),
-    )
+    let (out, code) = corpus::run_agent(case, prof, flags, &[]);
+    (out, format!("{}\n", code.unwrap_or(-1)))
 }
 
 #[test]

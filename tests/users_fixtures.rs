@@ -199,22 +199,12 @@ fn run(case: &Path, files_root: &Path, st: &State, flags: &[&str]) -> (String, S
     profile(files_root, st, &prof);
     let out_dir = sibling("out");
     let _ = std::fs::remove_dir_all(&out_dir);
-    let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
-        .current_dir(case)
-        .arg("agent")
-        .arg("-K")
-        .args(flags)
-        .args(["-f", "./policy.cf", "--host"])
-        .arg(&prof)
-        .arg("--write-root")
-        .arg(&out_dir)
-        .output();
-    let stdout = match o {
-        Ok(o) => {
-            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
-        }
-        Err(e) => format!("cannot run cfsim: {e}"),
-    };
+    let (stdout, _) = corpus::run_agent(
+        case,
+        &prof,
+        flags,
+        &["--write-root".as_ref(), out_dir.as_os_str()],
+    );
     let after_st = State {
         passwd: std::fs::read_to_string(out_dir.join("etc/passwd")).unwrap_or(st.passwd.clone()),
         group: std::fs::read_to_string(out_dir.join("etc/group")).unwrap_or(st.group.clone()),

@@ -329,18 +329,18 @@ type HashMap<K, V> = std::collections::HashMap<K, V, crate::eval::fasthash::Fast
 
 /// The attribute `lval` of the built-in promise type `spec` (a hashed index per promise type, built once).
 fn spec_attr(spec: &'static PromiseTypeSpec, lval: &str) -> Option<&'static AttrSpec> {
-    type Index = HashMap<&'static str, HashMap<&'static str, &'static AttrSpec>>;
-    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            PROMISE_TYPES
-                .iter()
-                .map(|p| (p.name, p.attrs.iter().map(|a| (a.name, a)).collect()))
-                .collect()
-        })
-        .get(spec.name)?
-        .get(lval)
-        .copied()
+    static INDEX: std::sync::OnceLock<AttrIndex> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| attr_index(PROMISE_TYPES.iter().map(|p| (p.name, p.attrs))));
+    index.get(spec.name)?.get(lval).copied()
+}
+
+/// Attribute specs by owner (promise type or body type) and name.
+type AttrIndex = HashMap<&'static str, HashMap<&'static str, &'static AttrSpec>>;
+
+fn attr_index(owners: impl Iterator<Item = (&'static str, &'static [AttrSpec])>) -> AttrIndex {
+    owners
+        .map(|(name, attrs)| (name, attrs.iter().map(|a| (a.name, a)).collect()))
+        .collect()
 }
 
 /// The attribute spec for `lval` of a promise of type `promise_type` in a bundle of type `bundle_type`.
@@ -382,18 +382,9 @@ pub fn control_body_types() -> &'static [&'static str] {
 /// The attribute spec for `lval` in a body of type `body_type`.
 pub fn body_attr(body_type: &str, lval: &str) -> Option<&'static AttrSpec> {
     // a hashed index per body type, built once (asked for every body constraint)
-    type Index = HashMap<&'static str, HashMap<&'static str, &'static AttrSpec>>;
-    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            BODY_TYPES
-                .iter()
-                .map(|b| (b.name, b.attrs.iter().map(|a| (a.name, a)).collect()))
-                .collect()
-        })
-        .get(body_type)?
-        .get(lval)
-        .copied()
+    static INDEX: std::sync::OnceLock<AttrIndex> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| attr_index(BODY_TYPES.iter().map(|b| (b.name, b.attrs))));
+    index.get(body_type)?.get(lval).copied()
 }
 
 /// The built-in function named `name`.

@@ -75,6 +75,32 @@ pub fn eval_filter(kind: &str, dir: &str, raw: &[u8]) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `cfsim agent -K FLAGS -f ./policy.cf --host PROFILE EXTRA...` in the case directory, as the recorders
+/// run cf-agent: stdout and stderr together, and the exit code (`None` when cfsim could not run).
+pub fn run_agent(
+    case: &std::path::Path,
+    profile: &std::path::Path,
+    flags: &[&str],
+    extra: &[&std::ffi::OsStr],
+) -> (String, Option<i32>) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cfsim"))
+        .current_dir(case)
+        .arg("agent")
+        .arg("-K")
+        .args(flags)
+        .args(["-f", "./policy.cf", "--host"])
+        .arg(profile)
+        .args(extra)
+        .output();
+    match o {
+        Ok(o) => (
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
+            o.status.code(),
+        ),
+        Err(e) => (format!("cannot run cfsim: {e}"), None),
+    }
+}
+
 /// A case's recording `want` against cfsim's `got` in one mode: `None` when identical, else the unified
 /// diff headed `--- CASE MODE`.
 pub fn compare(case: &str, mode: &str, want: &str, got: &str) -> Option<String> {

@@ -146,23 +146,12 @@ impl TreeCorpus {
         (self.profile)(scratch, &prof, case);
         let out_dir = sibling("out");
         let _ = std::fs::remove_dir_all(&out_dir);
-        let o = Command::new(env!("CARGO_BIN_EXE_cfsim"))
-            .current_dir(case)
-            .arg("agent")
-            .arg("-K")
-            .args(flags)
-            .args(["-f", "./policy.cf", "--host"])
-            .arg(&prof)
-            .arg("--write-root")
-            .arg(&out_dir)
-            .output();
-        let stdout = match o {
-            Ok(o) => {
-                String::from_utf8_lossy(&o.stdout).into_owned()
-                    + &String::from_utf8_lossy(&o.stderr)
-            }
-            Err(e) => format!("cannot run cfsim: {e}"),
-        };
+        let (stdout, _) = corpus::run_agent(
+            case,
+            &prof,
+            flags,
+            &["--write-root".as_ref(), out_dir.as_os_str()],
+        );
         let after = sibling("after");
         let _ = std::fs::remove_dir_all(&after);
         let _ = Command::new("cp")

@@ -2,7 +2,8 @@
 //! `cf-promises` and `cfsim` with a time limit, the `F.expected` renderer, and structural JSON diffs.
 //!
 //! Used by `tests/parse_recordings.rs` (recordings vs. the live cf-promises) and
-//! `tests/parse_conformance.rs` (cfsim vs. the recordings); each includes this file with `mod parse_support;`.
+//! `tests/parse_conformance.rs` (cfsim vs. the recordings), and by the mutation suites `parse_fuzz.rs` and
+//! `fast_parse.rs` (its [`Rng`]); each includes this file with `mod parse_support;`.
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -12,6 +13,26 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+/// The seeded generator of the mutation suites (`parse_fuzz.rs`, `fast_parse.rs`): xorshift64*.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
 
 /// Time limit of one external command (cf-promises or cfsim) run by the parse suites.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
