@@ -7,6 +7,7 @@ pub mod augments;
 pub mod bodies;
 pub mod classtable;
 pub mod context;
+pub mod counts;
 pub mod expansion;
 pub mod fasthash;
 pub mod hostenv;
@@ -257,6 +258,9 @@ pub struct Engine<'h> {
     pub trace: Vec<TraceEvent>,
     /// The event being built for the promise under evaluation.
     pub cur: TraceEvent,
+    /// The outcome tallies, instead of the trace, when only they are asked for
+    /// ([`RunOptions::trace_counts_only`]).
+    pub tallies: counts::Counts,
     /// Outcome aggregation per frame.
     pub aggs: Vec<Agg>,
     /// `bundle_return_value_index` results per frame.
@@ -386,6 +390,7 @@ impl<'h> Engine<'h> {
             handles: HashSet::new(),
             trace: Vec::new(),
             cur: TraceEvent::default(),
+            tallies: counts::Counts::default(),
             aggs: Vec::new(),
             results: Vec::new(),
             last_results: Vec::new(),

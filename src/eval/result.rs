@@ -25,28 +25,30 @@ pub struct RunFacts<'a> {
     /// With `brief`: leave out the classes too (`"classes": null`), for a table that shows none
     /// (`cfsim fleet` without `--classes`): building their list was a tenth of an hENC demo node.
     pub brief_without_classes: bool,
+    /// With `brief`: the tallies the run kept instead of a trace (`RunOptions::trace_counts_only`).
+    pub counts: Option<&'a super::counts::Counts>,
 }
 
 /// Per-promise tally of the trace events of one promise (one `file:line` in one bundle).
-#[derive(Default)]
-struct Tally {
-    bundle: String,
-    promise_type: String,
-    file: String,
-    line: usize,
-    handle: Option<String>,
-    written: String,
-    promisers: Vec<String>,
-    evaluations: usize,
-    kept: usize,
-    repaired: usize,
-    not_kept: usize,
-    not_simulated: usize,
-    skipped: usize,
+#[derive(Default, Clone)]
+pub(super) struct Tally {
+    pub(super) bundle: String,
+    pub(super) promise_type: String,
+    pub(super) file: String,
+    pub(super) line: usize,
+    pub(super) handle: Option<String>,
+    pub(super) written: String,
+    pub(super) promisers: Vec<String>,
+    pub(super) evaluations: usize,
+    pub(super) kept: usize,
+    pub(super) repaired: usize,
+    pub(super) not_kept: usize,
+    pub(super) not_simulated: usize,
+    pub(super) skipped: usize,
     /// The class guard of the promise (of its first evaluation), and how many evaluations found it
     /// and the promise's `if`/`unless` conditions true.
-    guard: String,
-    guard_true: usize,
+    pub(super) guard: String,
+    pub(super) guard_true: usize,
 }
 
 impl Tally {
@@ -104,16 +106,34 @@ fn key(e: &TraceEvent) -> Key<'_> {
 
 /// Adds one evaluation's outcome to a tally's counts.
 fn count_outcome(t: &mut Tally, e: &TraceEvent) {
-    t.evaluations += 1;
-    // the class guard and the promise's if/unless conditions all held
-    t.guard_true +=
-        usize::from(e.guard_value && !matches!(e.skip.as_deref(), Some("if") | Some("unless")));
-    match (e.skip.as_deref(), e.outcome.as_deref()) {
-        (_, Some("failed")) => t.not_kept += 1,
-        (_, Some("repaired")) => t.repaired += 1,
-        (_, Some("kept")) => t.kept += 1,
-        (Some("not_simulated"), _) => t.not_simulated += 1,
-        _ => t.skipped += 1,
+    t.count(e.guard_value, e.skip.as_deref(), e.outcome.as_deref());
+}
+
+impl Tally {
+    /// Adds one evaluation: its guard value, why it was skipped, its outcome (trace names).
+    pub(super) fn count(&mut self, guard_value: bool, skip: Option<&str>, outcome: Option<&str>) {
+        let t = self;
+        t.evaluations += 1;
+        // the class guard and the promise's if/unless conditions all held
+        t.guard_true += usize::from(guard_value && !matches!(skip, Some("if") | Some("unless")));
+        match (skip, outcome) {
+            (_, Some("failed")) => t.not_kept += 1,
+            (_, Some("repaired")) => t.repaired += 1,
+            (_, Some("kept")) => t.kept += 1,
+            (Some("not_simulated"), _) => t.not_simulated += 1,
+            _ => t.skipped += 1,
+        }
+    }
+
+    /// Adds the counts of `o` (the same promise counted under another grouping key).
+    pub(super) fn add(&mut self, o: &Tally) {
+        self.evaluations += o.evaluations;
+        self.guard_true += o.guard_true;
+        self.kept += o.kept;
+        self.repaired += o.repaired;
+        self.not_kept += o.not_kept;
+        self.not_simulated += o.not_simulated;
+        self.skipped += o.skipped;
     }
 }
 
@@ -191,7 +211,10 @@ pub fn build(ctx: &Context, trace: &[TraceEvent], facts: &RunFacts<'_>) -> Json 
         )
     };
     let tallies = if facts.brief {
-        outcome_counts(trace)
+        match facts.counts {
+            Some(c) => c.tallies(),
+            None => outcome_counts(trace),
+        }
     } else {
         promises(trace)
     };

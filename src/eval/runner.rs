@@ -463,6 +463,23 @@ impl Engine<'_> {
         if !self.opts.trace || self.stage == "prelim" {
             return;
         }
+        if self.opts.trace_counts_only {
+            let key = super::counts::CountKey {
+                bundle: std::ptr::from_ref(def) as usize,
+                file: self.cur_file,
+                line: self.line_of(p),
+                type_at: t.as_ptr() as usize,
+                type_len: t.len(),
+                preeval: self.stage == "preeval",
+            };
+            let names = (!self.tallies.knows(&key)).then(|| super::counts::Names {
+                bundle: format!("{}:{}", def.ns, def.name),
+                file: self.file_path(self.cur_file),
+                promise_type: t.to_string(),
+            });
+            self.tallies.begin(key, names, g);
+            return;
+        }
         self.cur = TraceEvent {
             seq: 0,
             call_path: if self.opts.trace_calls {
@@ -495,12 +512,30 @@ impl Engine<'_> {
         }
     }
 
+    /// Runs `f` (a bundle called from within a promise: an edit bundle, a home bundle) with the
+    /// promise's trace event (or count) put aside, so that it ends after the bundle's own events.
+    pub fn event_aside<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let event = std::mem::take(&mut self.cur);
+        let counting = self.tallies.suspend();
+        let r = f(self);
+        self.tallies.resume(counting);
+        self.cur = event;
+        r
+    }
+
     /// Finishes the current trace event.
     pub fn end_event(&mut self, skip: Option<&str>, outcome: Option<super::Outcome>) {
         if !self.opts.trace || self.stage == "prelim" {
             self.cur.classes_set.clear();
             self.cur.classes_cancelled.clear();
             self.cur.vars_set.clear();
+            return;
+        }
+        if self.opts.trace_counts_only {
+            self.cur.classes_set.clear();
+            self.cur.classes_cancelled.clear();
+            self.cur.vars_set.clear();
+            self.tallies.end(skip, outcome.map(|o| o.name()));
             return;
         }
         let mut e = std::mem::take(&mut self.cur);

@@ -251,6 +251,11 @@ pub fn evaluate_as(
     let slot = e.trace.len();
     let event = e.cur.clone();
     e.end_event(None, None);
+    // (the same for a run that only counts outcomes)
+    let counted = e
+        .tallies
+        .last_counted()
+        .filter(|_| e.opts.trace_counts_only);
     let name = name.to_string();
     let stack = e.promise_stack(shown_type, promiser);
     e.pending_call = Some((stack, call_text));
@@ -260,6 +265,9 @@ pub fn evaluate_as(
         // the agent exits at once: no outcome, no end banner
         if let Some(ev) = e.trace.get_mut(slot) {
             ev.outcome = Some(Outcome::Failed.name().to_string());
+        }
+        if let Some(g) = counted {
+            e.tallies.amend(g, Outcome::Failed.name());
         }
         return;
     }
@@ -311,6 +319,9 @@ pub fn evaluate_as(
     );
     e.verbose_promise_end(shown_type, promiser, outcome);
     let done = std::mem::take(&mut e.cur);
+    if let Some(g) = counted {
+        e.tallies.amend(g, outcome.name());
+    }
     if let Some(ev) = e.trace.get_mut(slot) {
         ev.outcome = Some(outcome.name().to_string());
         ev.classes_set = done.classes_set;

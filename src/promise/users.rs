@@ -528,7 +528,8 @@ fn home_bundle(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, user: &str) {
     e.verbose_promise_begin(def, "users", p, user);
     let stack = e.promise_stack("users", user);
     e.pending_call = Some((stack, call_text));
-    let agg = e.run_bundle(bi, &args, true, inherit, user);
+    // the users promise's own event ends after the home bundle's events
+    let agg = e.event_aside(|e| e.run_bundle(bi, &args, true, inherit, user));
     let outcome = if agg.failed {
         e.log(
             LogLevel::Error,

@@ -264,6 +264,7 @@ pub fn simulate_policy(
             lines: &report_lines,
             brief: o.brief_result,
             brief_without_classes: o.brief_without_classes,
+            counts: e.opts.trace_counts_only.then_some(&e.tallies),
         };
         crate::eval::result::build(&e.ctx, &e.trace, &facts)
     });

@@ -207,9 +207,7 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     let saved = e.edit.replace(state);
     if let Some((name, args)) = &a.edit_line {
         // the edit bundle's events come between; the files promise's event resumes after them
-        let event = std::mem::take(&mut e.cur);
-        let _ = run_edit_bundle(e, pr, name, args, path, empty);
-        e.cur = event;
+        e.event_aside(|e| run_edit_bundle(e, pr, name, args, path, empty));
     }
     let mut template_failed = false;
     if let Some(t) = &a.edit_template {
