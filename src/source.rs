@@ -88,6 +88,11 @@ impl LineIndex {
         self.line_col(offset).0
     }
 
+    /// Offset of the last line's start: the text's length up to its last line (a size hint).
+    pub fn last_line_start(&self) -> usize {
+        self.starts.last().map_or(0, |s| *s as usize)
+    }
+
     /// Byte range of 1-based line `line` (without its newline).
     pub fn line_range(&self, line: usize, text_len: usize) -> (usize, usize) {
         let start = self

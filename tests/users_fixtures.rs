@@ -211,24 +211,7 @@ fn run(case: &Path, files_root: &Path, st: &State, flags: &[&str]) -> (String, S
         shadow: std::fs::read_to_string(out_dir.join("etc/shadow")).unwrap_or(st.shadow.clone()),
     };
     let after = sibling("after");
-    let _ = std::fs::remove_dir_all(&after);
-    let _ = Command::new("cp")
-        .arg("-a")
-        .arg(files_root)
-        .arg(&after)
-        .status();
-    let removed = read(&out_dir.join(".cfsim-removed"));
-    for r in removed.lines() {
-        let p = after.join(r.trim_start_matches('/'));
-        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
-    }
-    let _ = Command::new("cp")
-        .arg("-a")
-        .arg("--remove-destination")
-        .arg(format!("{}/.", out_dir.display()))
-        .arg(&after)
-        .status();
-    let _ = std::fs::remove_file(after.join(".cfsim-removed"));
+    corpus::apply_write_root(files_root, &out_dir, &after);
     // the account files are not part of the scratch tree
     let _ = std::fs::remove_dir_all(after.join("etc"));
     (stdout, after_st, after)

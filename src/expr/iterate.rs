@@ -8,14 +8,9 @@ use super::expand::{expand_bound, names_scalar, reference_end, resolve, Binding,
 /// Upper bound on the number of iterations one promise may produce.
 pub const MAX_ITERATIONS: usize = 1_000_000;
 
-/// Reference texts (between the delimiters, unexpanded) of `s`, inner references before outer ones.
-pub fn references(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    collect(s, &mut out, 0);
-    out
-}
-
-fn collect(s: &str, out: &mut Vec<String>, depth: usize) {
+/// Adds the reference texts (between the delimiters, unexpanded) of `s` to `out`, inner references
+/// before outer ones.
+fn collect<'s>(s: &'s str, out: &mut Vec<&'s str>, depth: usize) {
     if depth > super::expand::MAX_EXPANSION_DEPTH {
         return;
     }
@@ -25,7 +20,7 @@ fn collect(s: &str, out: &mut Vec<String>, depth: usize) {
             Some(end) => {
                 let inner = &s[start + 2..end - 1];
                 collect(inner, out, depth + 1);
-                out.push(inner.to_string());
+                out.push(inner);
                 i = end;
             }
             None => i = start + 1,
@@ -46,12 +41,15 @@ pub fn bindings(
     env: &dyn VarLookup,
     limit: usize,
 ) -> Result<Vec<Binding>, TooManyIterations> {
-    let mut refs: Vec<String> = Vec::new();
+    let mut all: Vec<&str> = Vec::new();
     for s in strings {
-        for r in references(s) {
-            if !refs.contains(&r) {
-                refs.push(r);
-            }
+        collect(s, &mut all, 0);
+    }
+    // the same reference bound once, at its first mention
+    let mut refs: Vec<&str> = Vec::with_capacity(all.len());
+    for r in all {
+        if !refs.contains(&r) {
+            refs.push(r);
         }
     }
     let mut out = Vec::new();
@@ -67,7 +65,7 @@ pub fn bindings(
 }
 
 fn walk(
-    refs: &[String],
+    refs: &[&str],
     i: usize,
     cur: &mut Binding,
     env: &dyn VarLookup,

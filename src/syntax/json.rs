@@ -17,8 +17,12 @@ pub fn policy_to_json_text(policy: &Policy, lines: &LineIndex) -> String {
 
 /// Several files as one policy (`-p json-full`): all bodies, then all bundles.
 pub fn policies_to_json_text(files: &[(&Policy, &LineIndex)]) -> String {
+    // the JSON is 4-8 times the size of the text (the masterfiles): reserved at once, it is neither
+    // copied while it grows nor are pages touched twice (a fifth of the page faults of a
+    // `promises -p json` run); the pages of the unused tail are never touched
+    let text: usize = files.iter().map(|(_, l)| l.last_line_start()).sum();
     let mut w = W {
-        out: String::with_capacity(4096),
+        out: String::with_capacity(4096 + text.saturating_mul(8)),
         depth: 0,
     };
     w.out.push('{');

@@ -101,6 +101,36 @@ pub fn run_agent(
     }
 }
 
+/// The tree after a run: a copy of `scratch` at `after` (replaced) with what cfsim wrote to `out_dir`
+/// (`--write-root`) applied: the removed paths (`.cfsim-removed`, a path whose type changed is listed
+/// too) first, then the written state, `--remove-destination` so that a path that was a symbolic
+/// link and is now a file is replaced, not written through.
+pub fn apply_write_root(
+    scratch: &std::path::Path,
+    out_dir: &std::path::Path,
+    after: &std::path::Path,
+) {
+    use std::process::Command;
+    let _ = std::fs::remove_dir_all(after);
+    let _ = Command::new("cp")
+        .arg("-a")
+        .arg(scratch)
+        .arg(after)
+        .status();
+    let removed = std::fs::read_to_string(out_dir.join(".cfsim-removed")).unwrap_or_default();
+    for r in removed.lines() {
+        let p = after.join(r.trim_start_matches('/'));
+        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+    }
+    let _ = Command::new("cp")
+        .arg("-a")
+        .arg("--remove-destination")
+        .arg(format!("{}/.", out_dir.display()))
+        .arg(after)
+        .status();
+    let _ = std::fs::remove_file(after.join(".cfsim-removed"));
+}
+
 /// A case's recording `want` against cfsim's `got` in one mode: `None` when identical, else the unified
 /// diff headed `--- CASE MODE`.
 pub fn compare(case: &str, mode: &str, want: &str, got: &str) -> Option<String> {

@@ -153,27 +153,7 @@ impl TreeCorpus {
             &["--write-root".as_ref(), out_dir.as_os_str()],
         );
         let after = sibling("after");
-        let _ = std::fs::remove_dir_all(&after);
-        let _ = Command::new("cp")
-            .arg("-a")
-            .arg(scratch)
-            .arg(&after)
-            .status();
-        // removed paths first (a path whose type changed is listed too), then the written state;
-        // --remove-destination: a path that was a symbolic link and is now a file is replaced, not
-        // written through
-        let removed = std::fs::read_to_string(out_dir.join(".cfsim-removed")).unwrap_or_default();
-        for r in removed.lines() {
-            let p = after.join(r.trim_start_matches('/'));
-            let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
-        }
-        let _ = Command::new("cp")
-            .arg("-a")
-            .arg("--remove-destination")
-            .arg(format!("{}/.", out_dir.display()))
-            .arg(&after)
-            .status();
-        let _ = std::fs::remove_file(after.join(".cfsim-removed"));
+        corpus::apply_write_root(scratch, &out_dir, &after);
         (stdout, after)
     }
 

@@ -99,8 +99,10 @@ impl<'a> P<'a> {
         self.at(j, b')').then_some((out, j + 1))
     }
 
-    /// `bundle TYPE NAME params? { section* }` from `start` (`kw` = end of the keyword).
-    fn bundle(&mut self, start: usize, kw: usize) -> Option<(Bundle, usize)> {
+    /// `TYPE NAME params? {` after a `bundle` or `body` keyword ending at `kw`: the type, the name and
+    /// its span, the parameters, and the position after the brace.
+    #[allow(clippy::type_complexity)]
+    fn block_header(&mut self, kw: usize) -> Option<(&'a str, &'a str, Span, Vec<String>, usize)> {
         let (ty, _, e) = self.ident(skip(self.b, kw))?;
         let (name, name_span, e) = self.ident(skip(self.b, e))?;
         let mut i = skip(self.b, e);
@@ -113,7 +115,12 @@ impl<'a> P<'a> {
         if !self.at(i, b'{') {
             return None;
         }
-        i = skip(self.b, i + 1);
+        Some((ty, name, name_span, params, skip(self.b, i + 1)))
+    }
+
+    /// `bundle TYPE NAME params? { section* }` from `start` (`kw` = end of the keyword).
+    fn bundle(&mut self, start: usize, kw: usize) -> Option<(Bundle, usize)> {
+        let (ty, name, name_span, params, mut i) = self.block_header(kw)?;
         let mut sections = Vec::new();
         while let Some(he) = promise_type(self.b, i) {
             let header_span = Span::new(i, he);
@@ -218,19 +225,7 @@ impl<'a> P<'a> {
 
     /// `body TYPE NAME params? { (body_attr | class_guard | body_vguard)* }`.
     fn body(&mut self, start: usize, kw: usize) -> Option<(Body, usize)> {
-        let (ty, _, e) = self.ident(skip(self.b, kw))?;
-        let (name, name_span, e) = self.ident(skip(self.b, e))?;
-        let mut i = skip(self.b, e);
-        let mut params = Vec::new();
-        if self.at(i, b'(') {
-            let (p, e) = self.params(i)?;
-            params = p;
-            i = skip(self.b, e);
-        }
-        if !self.at(i, b'{') {
-            return None;
-        }
-        i = skip(self.b, i + 1);
+        let (ty, name, name_span, params, mut i) = self.block_header(kw)?;
         let mut items = BodyItems::default();
         loop {
             if let Some((c, e)) = self.body_attr(i)? {

@@ -55,9 +55,15 @@ impl P<'_> {
 
     /// `list = "{" (item ("," item)* ","?)? "}"` at `i` (a `{`).
     fn list(&mut self, i: usize) -> Option<Lowered> {
-        let mut j = skip(self.b, i + 1);
+        let (items, j) = self.items(skip(self.b, i + 1), b'}', true)?;
+        Some((Some(Rval::List(items, Span::new(i, j + 1))), j + 1))
+    }
+
+    /// Comma-separated items from `j` up to the `close` byte (a trailing comma allowed when
+    /// `trailing`): the items kept and the position of `close`.
+    fn items(&mut self, mut j: usize, close: u8, trailing: bool) -> Option<(Vec<Rval>, usize)> {
         let mut items = Vec::new();
-        if !self.at(j, b'}') {
+        if !self.at(j, close) {
             loop {
                 let (r, e) = self.item(j)?;
                 items.extend(r);
@@ -66,15 +72,12 @@ impl P<'_> {
                     break;
                 }
                 j = skip(self.b, j + 1);
-                if self.at(j, b'}') {
+                if trailing && self.at(j, close) {
                     break;
                 }
             }
         }
-        if !self.at(j, b'}') {
-            return None;
-        }
-        Some((Some(Rval::List(items, Span::new(i, j + 1))), j + 1))
+        self.at(j, close).then_some((items, j))
     }
 
     /// `callish = (ident | nakedvar) call_args?` at `i`. A `(` after the head always starts the
@@ -103,23 +106,9 @@ impl P<'_> {
         let too_deep = sema::call_too_deep(self.call_depth, k);
         let mark = self.diags.len();
         self.call_depth += 1;
-        let mut j = skip(self.b, k + 1);
-        let mut args = Vec::new();
-        if !self.at(j, b')') {
-            loop {
-                let (r, e) = self.item(j)?;
-                args.extend(r);
-                j = skip(self.b, e);
-                if !self.at(j, b',') {
-                    break;
-                }
-                j = skip(self.b, j + 1);
-            }
-        }
+        let parsed = self.items(skip(self.b, k + 1), b')', false);
         self.call_depth -= 1;
-        if !self.at(j, b')') {
-            return None;
-        }
+        let (args, j) = parsed?;
         if let Some(d) = too_deep {
             // Lowering stops at this call: its arguments give no diagnostics.
             self.diags.truncate(mark);
