@@ -182,7 +182,7 @@ impl Engine<'_> {
     fn merge_order(&mut self, order: &[usize]) {
         let rank = |f: usize| order.iter().position(|&x| x == f).unwrap_or(usize::MAX);
         self.bundles.sort_by_key(|b| rank(b.file));
-        self.bodies.sort_by_key(|b| rank(b.file));
+        self.reorder_bodies(|b| rank(b.file));
     }
 
     /// Resolves file `file` (already in the engine), then loads its inputs.

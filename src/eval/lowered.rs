@@ -42,6 +42,7 @@ impl Lowered {
                 name,
                 bundle: b,
                 file: index,
+                refs: Default::default(),
             }));
         }
         let promise_types = l

@@ -172,6 +172,72 @@ pub struct BundleDef {
     pub name: String,
     pub bundle: Bundle,
     pub file: usize,
+    /// The iteration references of each promise of `bundle`, found once (see
+    /// [`BundleDef::iteration_refs`]).
+    pub refs: IterationRefs,
+}
+
+/// The key of a body in [`Engine::find_body`]'s index: a hash of its namespace and name.
+fn body_key(ns: &str, name: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = fasthash::FastHasher::default();
+    h.write(ns.as_bytes());
+    h.write_u8(0xff);
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+/// Per promise of one bundle (by its address: the promises of a bundle are never moved or changed
+/// once it is defined), the references its strings iterate over (`expr::iterate`), in binding order;
+/// made on first use and shared by every engine of the policy (a fleet finds them once, not per host
+/// and evaluation). A copy of the bundle starts empty: its promises are elsewhere.
+#[derive(Default)]
+pub struct IterationRefs(std::sync::OnceLock<RefsByPromise>);
+
+type RefsByPromise = std::collections::HashMap<usize, Vec<String>, fasthash::FastState>;
+
+impl Clone for IterationRefs {
+    fn clone(&self) -> Self {
+        IterationRefs::default()
+    }
+}
+
+impl std::fmt::Debug for IterationRefs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IterationRefs")
+    }
+}
+
+impl BundleDef {
+    /// The references promise `p` of this bundle iterates over (`None` for a promise of another
+    /// bundle).
+    pub fn iteration_refs(&self, p: &Promise) -> Option<&[String]> {
+        let map = self.refs.0.get_or_init(|| {
+            let mut map = RefsByPromise::default();
+            for s in &self.bundle.sections {
+                for q in &s.promises {
+                    let refs = crate::expr::iterate::references_of(&promise_strings(q));
+                    map.insert(std::ptr::from_ref(q) as usize, refs);
+                }
+            }
+            map
+        });
+        map.get(&(std::ptr::from_ref(p) as usize))
+            .map(Vec::as_slice)
+    }
+}
+
+/// The strings of a promise whose references iterate: the promiser, the promisee and every constraint
+/// value, in that order.
+pub fn promise_strings(p: &Promise) -> Vec<&str> {
+    let mut strings: Vec<&str> = vec![&p.promiser.value];
+    if let Some(pe) = &p.promisee {
+        rval::rval_strings(pe, &mut strings);
+    }
+    for c in &p.constraints {
+        rval::rval_strings(&c.rval, &mut strings);
+    }
+    strings
 }
 
 /// A body of the merged policy.
@@ -243,7 +309,11 @@ pub struct Engine<'h> {
     /// Shared so that evaluation can hold a bundle while mutating the engine, and shared between the
     /// engines of one policy (see [`lowered`]): no AST copies.
     pub bundles: Vec<std::sync::Arc<BundleDef>>,
+    /// Change only through [`Engine::add_lowered`] and [`Engine::reorder_bodies`], which keep
+    /// `body_index` in step.
     pub bodies: Vec<std::sync::Arc<BodyDef>>,
+    /// Positions in `bodies` by a hash of (namespace, name), ascending (see [`Engine::find_body`]).
+    body_index: std::collections::HashMap<u64, Vec<usize>, fasthash::FastState>,
     pub host: HostAdapter<'h>,
     pub cache: FnCache,
     pub out: Output,
@@ -381,6 +451,7 @@ impl<'h> Engine<'h> {
             files: Vec::new(),
             bundles: Vec::new(),
             bodies: Vec::new(),
+            body_index: Default::default(),
             host: adapter,
             cache: FnCache::default(),
             out: Output::new(level),
@@ -448,8 +519,26 @@ impl<'h> Engine<'h> {
         for (name, attrs) in &l.promise_types {
             self.promise_types.push((name.clone(), attrs.clone(), i));
         }
-        self.bodies.extend(l.bodies.iter().cloned());
+        for b in &l.bodies {
+            self.body_index
+                .entry(body_key(&b.ns, &b.name))
+                .or_default()
+                .push(self.bodies.len());
+            self.bodies.push(std::sync::Arc::clone(b));
+        }
         self.files.push(std::sync::Arc::clone(&l.file));
+    }
+
+    /// Sorts the bodies by `rank` (stable) and indexes their new positions.
+    pub fn reorder_bodies(&mut self, rank: impl Fn(&BodyDef) -> usize) {
+        self.bodies.sort_by_key(|b| rank(b));
+        self.body_index.clear();
+        for (i, b) in self.bodies.iter().enumerate() {
+            self.body_index
+                .entry(body_key(&b.ns, &b.name))
+                .or_default()
+                .push(i);
+        }
     }
 
     /// Bundle tags from `meta: "tags"` promises, as the agent's preliminary evaluation (stage 7) makes
@@ -482,8 +571,11 @@ impl<'h> Engine<'h> {
         ns: &str,
     ) -> Option<&std::sync::Arc<BodyDef>> {
         let (ns, name) = split_ns(written, ns);
-        self.bodies
+        // the first in policy order, as a scan of `bodies` finds it
+        self.body_index
+            .get(&body_key(ns, name))?
             .iter()
+            .filter_map(|&i| self.bodies.get(i))
             .find(|b| b.name == name && b.ns == ns && b.body.body_type == body_type)
     }
 

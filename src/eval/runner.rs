@@ -4,7 +4,6 @@
 //! the trace event of every evaluation.
 
 use super::output::LogLevel;
-use super::rval::rval_strings;
 use super::trace::TraceEvent;
 use super::{Agg, BundleDef, Engine};
 use crate::expr::iterate;
@@ -362,15 +361,16 @@ impl Engine<'_> {
             return;
         }
         self.bare_reference_errors(def, p);
-        let mut strings: Vec<&str> = vec![&p.promiser.value];
-        if let Some(pe) = &p.promisee {
-            rval_strings(pe, &mut strings);
-        }
-        for c in &p.constraints {
-            rval_strings(&c.rval, &mut strings);
-        }
-        let bindings = match iterate::bindings(&strings, &self.ctx, self.opts.limits.max_iterations)
-        {
+        let limit = self.opts.limits.max_iterations;
+        let bindings = match def.iteration_refs(p) {
+            Some(refs) => iterate::bindings(refs, &self.ctx, limit),
+            None => iterate::bindings(
+                &iterate::references_of(&super::promise_strings(p)),
+                &self.ctx,
+                limit,
+            ),
+        };
+        let bindings = match bindings {
             Ok(b) => b,
             Err(_) => {
                 self.limit_hit = true;

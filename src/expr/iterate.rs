@@ -32,29 +32,17 @@ fn collect<'s>(s: &'s str, out: &mut Vec<&'s str>, depth: usize) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TooManyIterations;
 
-/// All bindings for a promise whose strings (promiser, promisee, constraint values, in that order) are
-/// `strings`. No iterable reference gives one empty binding; an empty list gives none. More than
+/// All bindings for a promise whose references ([`references_of`] its strings) are `refs`. No iterable reference gives one empty binding; an empty list gives none. More than
 /// `limit` bindings (or [`MAX_ITERATIONS`]) is an error as soon as the next one would be made, so
 /// memory stays within the limit however large the cartesian product.
 pub fn bindings(
-    strings: &[&str],
+    refs: &[String],
     env: &dyn VarLookup,
     limit: usize,
 ) -> Result<Vec<Binding>, TooManyIterations> {
-    let mut all: Vec<&str> = Vec::new();
-    for s in strings {
-        collect(s, &mut all, 0);
-    }
-    // the same reference bound once, at its first mention
-    let mut refs: Vec<&str> = Vec::with_capacity(all.len());
-    for r in all {
-        if !refs.contains(&r) {
-            refs.push(r);
-        }
-    }
     let mut out = Vec::new();
     walk(
-        &refs,
+        refs,
         0,
         &mut Binding::new(),
         env,
@@ -64,8 +52,25 @@ pub fn bindings(
     Ok(out)
 }
 
+/// The references of a promise whose strings (promiser, promisee, constraint values, in that order)
+/// are `strings`, in binding order: first mention first, inner references before the reference that
+/// holds them, each once.
+pub fn references_of(strings: &[&str]) -> Vec<String> {
+    let mut all: Vec<&str> = Vec::new();
+    for s in strings {
+        collect(s, &mut all, 0);
+    }
+    let mut refs: Vec<String> = Vec::with_capacity(all.len());
+    for r in all {
+        if !refs.iter().any(|x| x == r) {
+            refs.push(r.to_string());
+        }
+    }
+    refs
+}
+
 fn walk(
-    refs: &[&str],
+    refs: &[String],
     i: usize,
     cur: &mut Binding,
     env: &dyn VarLookup,
