@@ -8,7 +8,7 @@ mod fncases;
 
 use cfsim::expr::classexpr;
 use cfsim::expr::expand::{expand_bound, expand_scalar};
-use cfsim::expr::iterate::bindings;
+use cfsim::expr::iterate::{bindings, references_of};
 
 fn expected(name: &str) -> fncases::Expected {
     let text =
@@ -70,7 +70,7 @@ fn iteration_matches_the_agent() {
     for (n, (_, text)) in file.exprs.iter().enumerate() {
         let id = format!("i{}", n + 1);
         let mut got: Vec<String> = Vec::new();
-        for b in bindings(&[text.as_str()], &file.env, usize::MAX).unwrap() {
+        for b in bindings(&references_of(&[text.as_str()]), &file.env, usize::MAX).unwrap() {
             let e = expand_bound(text, &file.env, &b);
             if !e.dropped && !got.contains(&e.text) {
                 got.push(e.text);
