@@ -9,14 +9,14 @@ use super::result::Tally;
 type HashMap<K, V> = std::collections::HashMap<K, V, FastState>;
 
 /// Where one evaluation is counted while the run goes: the bundle definition's and promise type
-/// text's addresses, the file index and line, and whether it is pre-evaluation. Addresses only group
-/// cheaply: [`Counts::tallies`] merges the groups by the names the trace would carry (bundle, file
-/// path, line, type), so two keys for one promise count as one, as in the trace.
+/// text's addresses, the file index and the promiser's offset, and whether it is pre-evaluation. They
+/// only group cheaply: [`Counts::tallies`] merges the groups by the names the trace would carry
+/// (bundle, file path, line, type), so two keys for one promise count as one, as in the trace.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CountKey {
     pub bundle: usize,
     pub file: usize,
-    pub line: usize,
+    pub offset: usize,
     pub type_at: usize,
     pub type_len: usize,
     pub preeval: bool,
@@ -26,6 +26,7 @@ pub struct CountKey {
 pub struct Names {
     pub bundle: String,
     pub file: String,
+    pub line: usize,
     pub promise_type: String,
 }
 
@@ -47,19 +48,16 @@ pub enum Pending {
 }
 
 impl Counts {
-    /// Whether `key` has a group already (else [`Counts::begin`] needs its names).
-    pub fn knows(&self, key: &CountKey) -> bool {
-        self.index.contains_key(key)
+    /// Starts counting one evaluation (`guard_value`: its class guard held) in the group of `key`;
+    /// false when there is none yet ([`Counts::begin_new`] then).
+    pub fn begin(&mut self, key: &CountKey, guard_value: bool) -> bool {
+        self.cur = self.index.get(key).map(|&i| Pending::Known(i, guard_value));
+        self.cur.is_some()
     }
 
-    /// Starts counting one evaluation (`guard_value`: its class guard held); `names` are required
-    /// for a key not [`Counts::knows`].
-    pub fn begin(&mut self, key: CountKey, names: Option<Names>, guard_value: bool) {
-        self.cur = match (self.index.get(&key), names) {
-            (Some(&i), _) => Some(Pending::Known(i, guard_value)),
-            (None, Some(n)) => Some(Pending::New(key, Box::new(n), guard_value)),
-            (None, None) => None,
-        };
+    /// Starts counting one evaluation in a new group, named `names`.
+    pub fn begin_new(&mut self, key: CountKey, names: Names, guard_value: bool) {
+        self.cur = Some(Pending::New(key, Box::new(names), guard_value));
     }
 
     /// The evaluation under way, put aside while another one (an edit bundle's) is counted.
@@ -103,7 +101,7 @@ impl Counts {
                         Tally {
                             bundle: names.bundle,
                             file: names.file,
-                            line: key.line,
+                            line: names.line,
                             promise_type: names.promise_type,
                             ..Tally::default()
                         },
@@ -120,7 +118,7 @@ impl Counts {
         self.last = Some(i);
     }
 
-    /// The tallies the trace's counting gives: the promises the run evaluated, then those only
+    /// The counts of the tallies the trace's counting gives (their names left empty): the promises the run evaluated, then those only
     /// pre-evaluated (the pre-evaluation of a promise the run evaluates again is not counted).
     pub(super) fn tallies(&self) -> Vec<Tally> {
         let mut out: Vec<Tally> = Vec::new();
@@ -144,7 +142,10 @@ impl Counts {
                     }
                     None => {
                         at.insert(name, out.len());
-                        out.push(t.clone());
+                        // the counts alone (the summary reads nothing else): no text copied
+                        let mut counts = Tally::default();
+                        counts.add(t);
+                        out.push(counts);
                     }
                 }
             }

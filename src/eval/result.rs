@@ -30,7 +30,7 @@ pub struct RunFacts<'a> {
 }
 
 /// Per-promise tally of the trace events of one promise (one `file:line` in one bundle).
-#[derive(Default, Clone)]
+#[derive(Default)]
 pub(super) struct Tally {
     pub(super) bundle: String,
     pub(super) promise_type: String,

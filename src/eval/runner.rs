@@ -467,17 +467,20 @@ impl Engine<'_> {
             let key = super::counts::CountKey {
                 bundle: std::ptr::from_ref(def) as usize,
                 file: self.cur_file,
-                line: self.line_of(p),
+                offset: p.promiser.span.start as usize,
                 type_at: t.as_ptr() as usize,
                 type_len: t.len(),
                 preeval: self.stage == "preeval",
             };
-            let names = (!self.tallies.knows(&key)).then(|| super::counts::Names {
-                bundle: format!("{}:{}", def.ns, def.name),
-                file: self.file_path(self.cur_file),
-                promise_type: t.to_string(),
-            });
-            self.tallies.begin(key, names, g);
+            if !self.tallies.begin(&key, g) {
+                let names = super::counts::Names {
+                    bundle: format!("{}:{}", def.ns, def.name),
+                    file: self.file_path(self.cur_file),
+                    line: self.line_of(p),
+                    promise_type: t.to_string(),
+                };
+                self.tallies.begin_new(key, names, g);
+            }
             return;
         }
         self.cur = TraceEvent {

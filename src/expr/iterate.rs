@@ -84,16 +84,26 @@ fn walk(
         out.push(cur.clone());
         return Ok(());
     };
-    let name = expand_bound(r, env, cur);
-    if name.unresolved || cur.contains_key(&name.text) || names_scalar(env, &name.text) {
+    // a name without a reference in it is itself (expanding it would only copy it)
+    let expanded;
+    let name: &str = if r.contains('$') {
+        expanded = expand_bound(r, env, cur);
+        if expanded.unresolved {
+            return walk(refs, i + 1, cur, env, out, limit);
+        }
+        &expanded.text
+    } else {
+        r
+    };
+    if cur.contains_key(name) || names_scalar(env, name) {
         return walk(refs, i + 1, cur, env, out, limit);
     }
-    match resolve(env, &name.text) {
+    match resolve(env, name) {
         Resolved::Iterable(values) => {
             for v in values {
-                cur.insert(name.text.clone(), v);
+                cur.insert(name.to_string(), v);
                 walk(refs, i + 1, cur, env, out, limit)?;
-                cur.shift_remove(&name.text);
+                cur.shift_remove(name);
             }
             Ok(())
         }
