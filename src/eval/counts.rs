@@ -1,7 +1,8 @@
 //! Outcome tallies of a run whose result only counts (`cfsim fleet`'s brief result): kept per promise
 //! as the run goes, instead of one trace event (five strings) per evaluation and a pass over them all
 //! at the end. [`Counts::tallies`] gives what `result::outcome_counts` gives for the same run's trace:
-//! the run's promises, then those only pre-evaluated (tested against it in `tests`).
+//! the run's promises, then those only pre-evaluated (`tests/brief_counts.rs` compares the two on every
+//! runnable policy of the repository).
 
 use super::fasthash::FastState;
 use super::result::Tally;
@@ -118,8 +119,9 @@ impl Counts {
         self.last = Some(i);
     }
 
-    /// The counts of the tallies the trace's counting gives (their names left empty): the promises the run evaluated, then those only
-    /// pre-evaluated (the pre-evaluation of a promise the run evaluates again is not counted).
+    /// The counts of the tallies the trace's counting gives (their names left empty): the promises
+    /// the run evaluated, then those only pre-evaluated (the pre-evaluation of a promise the run
+    /// evaluates again is not counted).
     pub(super) fn tallies(&self) -> Vec<Tally> {
         let mut out: Vec<Tally> = Vec::new();
         let mut at: HashMap<(&str, &str, usize, &str), usize> = HashMap::default();

@@ -11,6 +11,7 @@ pub mod counts;
 pub mod expansion;
 pub mod fasthash;
 pub mod hostenv;
+pub mod iteration_refs;
 pub mod loading;
 pub mod lowered;
 pub mod output;
@@ -174,7 +175,7 @@ pub struct BundleDef {
     pub file: usize,
     /// The iteration references of each promise of `bundle`, found once (see
     /// [`BundleDef::iteration_refs`]).
-    pub refs: IterationRefs,
+    pub refs: iteration_refs::IterationRefs,
 }
 
 /// The key of a body in [`Engine::find_body`]'s index: a hash of its namespace and name.
@@ -185,59 +186,6 @@ fn body_key(ns: &str, name: &str) -> u64 {
     h.write_u8(0xff);
     h.write(name.as_bytes());
     h.finish()
-}
-
-/// Per promise of one bundle (by its address: the promises of a bundle are never moved or changed
-/// once it is defined), the references its strings iterate over (`expr::iterate`), in binding order;
-/// made on first use and shared by every engine of the policy (a fleet finds them once, not per host
-/// and evaluation). A copy of the bundle starts empty: its promises are elsewhere.
-#[derive(Default)]
-pub struct IterationRefs(std::sync::OnceLock<RefsByPromise>);
-
-type RefsByPromise = std::collections::HashMap<usize, Vec<String>, fasthash::FastState>;
-
-impl Clone for IterationRefs {
-    fn clone(&self) -> Self {
-        IterationRefs::default()
-    }
-}
-
-impl std::fmt::Debug for IterationRefs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("IterationRefs")
-    }
-}
-
-impl BundleDef {
-    /// The references promise `p` of this bundle iterates over (`None` for a promise of another
-    /// bundle).
-    pub fn iteration_refs(&self, p: &Promise) -> Option<&[String]> {
-        let map = self.refs.0.get_or_init(|| {
-            let mut map = RefsByPromise::default();
-            for s in &self.bundle.sections {
-                for q in &s.promises {
-                    let refs = crate::expr::iterate::references_of(&promise_strings(q));
-                    map.insert(std::ptr::from_ref(q) as usize, refs);
-                }
-            }
-            map
-        });
-        map.get(&(std::ptr::from_ref(p) as usize))
-            .map(Vec::as_slice)
-    }
-}
-
-/// The strings of a promise whose references iterate: the promiser, the promisee and every constraint
-/// value, in that order.
-pub fn promise_strings(p: &Promise) -> Vec<&str> {
-    let mut strings: Vec<&str> = vec![&p.promiser.value];
-    if let Some(pe) = &p.promisee {
-        rval::rval_strings(pe, &mut strings);
-    }
-    for c in &p.constraints {
-        rval::rval_strings(&c.rval, &mut strings);
-    }
-    strings
 }
 
 /// A body of the merged policy.

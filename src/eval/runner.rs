@@ -365,7 +365,7 @@ impl Engine<'_> {
         let bindings = match def.iteration_refs(p) {
             Some(refs) => iterate::bindings(refs, &self.ctx, limit),
             None => iterate::bindings(
-                &iterate::references_of(&super::promise_strings(p)),
+                &iterate::references_of(&super::iteration_refs::promise_strings(p)),
                 &self.ctx,
                 limit,
             ),
