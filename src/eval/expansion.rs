@@ -23,8 +23,13 @@ const BUNDLE_LVALS: &[&str] = &[
     "usebundle",
 ];
 
-/// Outcomes and messages of the calls of one promise binding, keyed by the call's address in the policy.
-pub type FnMemo = std::collections::HashMap<usize, (RvalResult, Vec<(LogLevel, String)>)>;
+/// Outcomes and messages of the calls of one promise binding, keyed by the call's address, with the
+/// call itself: a call evaluated from a resolved body is a temporary copy, whose address a later
+/// temporary (another body's call) may reuse once it is freed, so a hit must also be the same call
+/// (name, arguments and position; found by `policies/processes/select-times`, where the
+/// `process_count` body's `irange` took the `process_select` body's result once the allocator reused
+/// the address).
+pub type FnMemo = std::collections::HashMap<usize, (Call, RvalResult, Vec<(LogLevel, String)>)>;
 
 impl Engine<'_> {
     /// Re-logs, `times` times, the messages of the failed built-in calls of `rv` (top level and list
@@ -47,8 +52,12 @@ impl Engine<'_> {
         };
         for c in calls {
             let key = c as *const Call as usize;
-            let Some((RvalResult::Failed, lines)) =
-                self.fn_memo.as_ref().and_then(|m| m.get(&key)).cloned()
+            let Some((_, RvalResult::Failed, lines)) = self
+                .fn_memo
+                .as_ref()
+                .and_then(|m| m.get(&key))
+                .filter(|(call, _, _)| call == c)
+                .cloned()
             else {
                 continue;
             };

@@ -66,12 +66,17 @@ impl Engine<'_> {
     /// returns its earlier outcome without logging again.
     pub fn call_function(&mut self, c: &Call) -> RvalResult {
         let key = c as *const Call as usize;
-        if let Some(hit) = self.fn_memo.as_ref().and_then(|m| m.get(&key)) {
+        let hit = self
+            .fn_memo
+            .as_ref()
+            .and_then(|m| m.get(&key))
+            .filter(|(call, _, _)| call == c);
+        if let Some((_, result, _)) = hit {
             // a remembered result costs its copy (the run-wide value budget counts it again)
-            if let RvalResult::Value { value, .. } = &hit.0 {
+            if let RvalResult::Value { value, .. } = result {
                 self.work_left = self.work_left.saturating_sub(value.work_units());
             }
-            return hit.0.clone();
+            return result.clone();
         }
         let mut lines = Vec::new();
         let result = self.call_function_uncached(c, &mut lines);
@@ -86,7 +91,7 @@ impl Engine<'_> {
             self.fatal = true;
         }
         if let Some(m) = self.fn_memo.as_mut() {
-            m.insert(key, (result.clone(), lines));
+            m.insert(key, (c.clone(), result.clone(), lines));
         }
         result
     }
