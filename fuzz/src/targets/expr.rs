@@ -89,11 +89,11 @@ fn run(input: &[u8]) {
         let _ = expand_scalar(line, env);
         let _ = has_reference(line);
         let _ = naked_list_name(line);
-        let _ = iterate::references(line);
+        let _ = iterate::references_of(&[line]);
         let _ = VarRef::parse(line).lval();
         let _ = cfsim::expr::canonify(line);
     }
-    if let Ok(bindings) = iterate::bindings(&lines, env, 1000) {
+    if let Ok(bindings) = iterate::bindings(&iterate::references_of(&lines), env, 1000) {
         for b in bindings.iter().take(50) {
             for line in &lines {
                 let _ = expand_bound(line, env, b);
