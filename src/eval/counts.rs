@@ -82,13 +82,10 @@ impl Counts {
         let Some((_, t)) = self.groups.get_mut(group) else {
             return;
         };
-        t.skipped = t.skipped.saturating_sub(1);
-        match outcome {
-            "failed" => t.not_kept += 1,
-            "repaired" => t.repaired += 1,
-            "kept" => t.kept += 1,
-            _ => t.skipped += 1,
-        }
+        // counted as skipped (no skip reason, no outcome) when it began
+        let was = t.outcome_count(None, None);
+        *was = was.saturating_sub(1);
+        *t.outcome_count(None, Some(outcome)) += 1;
     }
 
     /// Counts the evaluation begun last with why it was skipped and its outcome (trace names).

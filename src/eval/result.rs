@@ -112,16 +112,24 @@ fn count_outcome(t: &mut Tally, e: &TraceEvent) {
 impl Tally {
     /// Adds one evaluation: its guard value, why it was skipped, its outcome (trace names).
     pub(super) fn count(&mut self, guard_value: bool, skip: Option<&str>, outcome: Option<&str>) {
-        let t = self;
-        t.evaluations += 1;
+        self.evaluations += 1;
         // the class guard and the promise's if/unless conditions all held
-        t.guard_true += usize::from(guard_value && !matches!(skip, Some("if") | Some("unless")));
+        self.guard_true += usize::from(guard_value && !matches!(skip, Some("if") | Some("unless")));
+        *self.outcome_count(skip, outcome) += 1;
+    }
+
+    /// The counter one evaluation's skip reason and outcome (trace names) go to.
+    pub(super) fn outcome_count(
+        &mut self,
+        skip: Option<&str>,
+        outcome: Option<&str>,
+    ) -> &mut usize {
         match (skip, outcome) {
-            (_, Some("failed")) => t.not_kept += 1,
-            (_, Some("repaired")) => t.repaired += 1,
-            (_, Some("kept")) => t.kept += 1,
-            (Some("not_simulated"), _) => t.not_simulated += 1,
-            _ => t.skipped += 1,
+            (_, Some("failed")) => &mut self.not_kept,
+            (_, Some("repaired")) => &mut self.repaired,
+            (_, Some("kept")) => &mut self.kept,
+            (Some("not_simulated"), _) => &mut self.not_simulated,
+            _ => &mut self.skipped,
         }
     }
 
