@@ -29,6 +29,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::eval::fasthash::FastState;
+
 /// A compiled regex.
 #[derive(Debug)]
 pub struct Regex {
@@ -136,7 +138,8 @@ type Compiled = Result<Arc<Regex>, Error>;
 
 thread_local! {
     /// Options → pattern → compiled (looked up by `&str`: a hit allocates nothing).
-    static CACHE: RefCell<HashMap<Options, HashMap<String, Compiled>>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<Options, HashMap<String, Compiled, FastState>, FastState>> =
+        RefCell::new(HashMap::default());
 }
 
 /// Compiles `pattern` with the agent's flags (cached per thread, errors too).

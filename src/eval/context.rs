@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 
 use super::classtable::MapOrder;
 use super::fasthash::FastIndexMap;
+use super::this_scope::ThisScope;
 use super::vartable::{var_hash, AgentTable};
 use crate::expr::env::{BundleInfo, ClassInfo, EvalEnv, VarInfo, VarLookup};
 use crate::expr::expand::Binding;
@@ -24,9 +25,6 @@ impl indexmap::Equivalent<VarKey> for VarKeyRef<'_> {
         self.2 == k.2 && self.1 == k.1 && self.0 == k.0
     }
 }
-
-/// Most `this` entries kept aside for reuse.
-const THIS_SPARE_MAX: usize = 16;
 
 /// A borrowed soft class key `(namespace, name)` (hashes like the owned pair).
 #[derive(Hash)]
@@ -75,11 +73,8 @@ pub struct Context {
     pub frames: Vec<Frame>,
     /// Iteration values in force for the promise being evaluated (resolved keys).
     pub overlay: Vec<(VarKey, String)>,
-    /// The `this.*` scope of the promise being evaluated (empty while `this_stale`).
-    this: FastIndexMap<String, String>,
-    /// [`Context::clear_this`] was called: `this` reads as empty; its entries stay in place so that the
-    /// next [`Context::reset_this`] can rewrite them without hashing.
-    this_stale: bool,
+    /// The `this.*` scope of the promise being evaluated.
+    this: ThisScope,
     pub bundles: Vec<BundleInfo>,
     /// `comment =>` of variables and classes, keyed by their table name (`ns:scope.lval`, class name).
     pub comments: FastIndexMap<String, String>,
@@ -93,8 +88,6 @@ pub struct Context {
     class_order: MapOrder,
     /// Number of `hard` entries already in `class_order` (`hard` only grows).
     hard_in_order: usize,
-    /// Entries taken out of `this`, kept so that the next promise reuses their buffers.
-    this_spare: Vec<(String, String)>,
 }
 
 /// `(ns, scope, name)` of a classic array entry `name[...]`.
@@ -210,91 +203,35 @@ impl Context {
         self.remove_vars(&gone);
     }
 
-    /// Empties the `this` scope (lazily: see `this_stale`).
+    /// Empties the `this` scope.
     pub fn clear_this(&mut self) {
-        self.this_stale = true;
-    }
-
-    /// Empties the `this` scope now (its entries are kept aside for [`Context::put_this`]).
-    fn drop_stale_this(&mut self) {
-        if self.this_stale {
-            self.this_stale = false;
-            self.this_spare.extend(self.this.drain(..));
-            // keys used once (map functions' `this.k`…) must not pile up
-            self.this_spare.truncate(THIS_SPARE_MAX);
-        }
+        self.this.clear();
     }
 
     /// `this.<key>`, if set.
     pub fn this_get(&self, key: &str) -> Option<&str> {
-        if self.this_stale {
-            return None;
-        }
-        self.this.get(key).map(String::as_str)
+        self.this.get(key)
     }
 
     /// Takes the whole `this` scope out (a called bundle starts with none); see [`Context::restore_this`].
-    pub fn take_this(&mut self) -> FastIndexMap<String, String> {
-        self.drop_stale_this();
+    pub fn take_this(&mut self) -> ThisScope {
         std::mem::take(&mut self.this)
     }
 
     /// Puts back a `this` scope taken by [`Context::take_this`].
-    pub fn restore_this(&mut self, this: FastIndexMap<String, String>) {
+    pub fn restore_this(&mut self, this: ThisScope) {
         self.this = this;
-        self.this_stale = false;
     }
 
     /// Makes `this` hold exactly `entries`, in their order (as [`Context::clear_this`] followed by
-    /// [`Context::put_this`] for each would). When the map already starts with these keys (the usual case:
-    /// every promise sets the same ones), the values are rewritten in place without hashing.
+    /// [`Context::put_this`] for each would).
     pub fn reset_this(&mut self, entries: &[(&str, &str)]) {
-        let same_keys = self.this.len() >= entries.len()
-            && entries
-                .iter()
-                .enumerate()
-                .all(|(i, (k, _))| self.this.get_index(i).is_some_and(|(have, _)| have == k));
-        if !same_keys {
-            self.this_stale = true;
-            self.drop_stale_this();
-            for (k, v) in entries {
-                self.put_this(k, v);
-            }
-            return;
-        }
-        self.this_stale = false;
-        if self.this.len() > entries.len() {
-            let extra: Vec<(String, String)> = self.this.drain(entries.len()..).collect();
-            self.this_spare.extend(extra);
-            self.this_spare.truncate(THIS_SPARE_MAX);
-        }
-        for (i, (_, v)) in entries.iter().enumerate() {
-            if let Some((_, have)) = self.this.get_index_mut(i) {
-                have.clear();
-                have.push_str(v);
-            }
-        }
+        self.this.reset(entries);
     }
 
-    /// Sets `this.<key>`, reusing a buffer of an earlier entry when there is one.
+    /// Sets `this.<key>`.
     pub fn put_this(&mut self, key: &str, value: &str) {
-        self.drop_stale_this();
-        if let Some(v) = self.this.get_mut(key) {
-            v.clear();
-            v.push_str(value);
-            return;
-        }
-        match self.this_spare.iter().position(|(k, _)| k == key) {
-            Some(i) => {
-                let (k, mut v) = self.this_spare.swap_remove(i);
-                v.clear();
-                v.push_str(value);
-                self.this.insert(k, v);
-            }
-            None => {
-                self.this.insert(key.to_string(), value.to_string());
-            }
-        }
+        self.this.put(key, value);
     }
 
     /// Visits the variables in the agent's table order.
@@ -467,6 +404,17 @@ impl VarLookup for Context {
     fn get_var(&self, ns: &str, scope: &str, lval: &str) -> Option<Value> {
         self.var_ref(ns, scope, lval)
             .map(std::borrow::Cow::into_owned)
+    }
+    fn text_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<&str> {
+        for ((n, s, l), v) in &self.overlay {
+            if n == ns && s == scope && l == lval {
+                return Some(v);
+            }
+        }
+        if scope == "this" {
+            return self.this_get(lval);
+        }
+        None
     }
     fn var_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<std::borrow::Cow<'_, Value>> {
         use std::borrow::Cow;
@@ -799,7 +747,7 @@ mod tests {
             Value::slist(vec!["a".into(), "b".into()]),
             vec![],
         );
-        let mut b = Binding::new();
+        let mut b = Binding::default();
         b.insert("l".into(), "b".into());
         c.bind(&b);
         assert_eq!(c.get_var("default", "main", "l"), Some(Value::str("b")));

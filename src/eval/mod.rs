@@ -24,6 +24,7 @@ pub mod runner;
 pub mod rval;
 pub mod sequence;
 pub mod setup;
+pub mod this_scope;
 pub mod trace;
 pub mod vartable;
 pub mod verbose;
@@ -178,6 +179,18 @@ pub struct BundleDef {
     pub refs: iteration_refs::IterationRefs,
 }
 
+impl BundleDef {
+    /// `namespace:name` (built without the formatting machinery: a fleet names every promise's
+    /// bundle this way once per host).
+    pub fn qualified_name(&self) -> String {
+        let mut s = String::with_capacity(self.ns.len() + 1 + self.name.len());
+        s.push_str(&self.ns);
+        s.push(':');
+        s.push_str(&self.name);
+        s
+    }
+}
+
 /// The key of a body in [`Engine::find_body`]'s index: a hash of its namespace and name.
 fn body_key(ns: &str, name: &str) -> u64 {
     use std::hash::Hasher;
@@ -267,12 +280,12 @@ pub struct Engine<'h> {
     pub out: Output,
     pub opts: RunOptions,
     /// Digests of actuated promises ("already done", §3.3).
-    pub done: HashSet<u128>,
+    pub done: HashSet<u128, fasthash::FastState>,
     /// The agent's `EDIT_ANCHORS`: each `select_line_matching` anchor of an insert_lines promise seen
     /// in stage 7, with the bundle that first used it.
-    pub edit_anchors: std::collections::HashMap<String, String>,
+    pub edit_anchors: std::collections::HashMap<String, String, fasthash::FastState>,
     /// Handles of kept/repaired promises.
-    pub handles: HashSet<String>,
+    pub handles: HashSet<String, fasthash::FastState>,
     pub trace: Vec<TraceEvent>,
     /// The event being built for the promise under evaluation.
     pub cur: TraceEvent,
@@ -404,9 +417,9 @@ impl<'h> Engine<'h> {
             cache: FnCache::default(),
             out: Output::new(level),
             opts,
-            done: HashSet::new(),
-            edit_anchors: std::collections::HashMap::new(),
-            handles: HashSet::new(),
+            done: HashSet::default(),
+            edit_anchors: std::collections::HashMap::default(),
+            handles: HashSet::default(),
             trace: Vec::new(),
             cur: TraceEvent::default(),
             tallies: counts::Counts::default(),

@@ -474,7 +474,7 @@ impl Engine<'_> {
             };
             if !self.tallies.begin(&key, g) {
                 let names = super::counts::Names {
-                    bundle: format!("{}:{}", def.ns, def.name),
+                    bundle: def.qualified_name(),
                     file: self.file_path(self.cur_file),
                     line: self.line_of(p),
                     promise_type: t.to_string(),
@@ -494,7 +494,7 @@ impl Engine<'_> {
             } else {
                 Vec::new()
             },
-            bundle: format!("{}:{}", def.ns, def.name),
+            bundle: def.qualified_name(),
             stage: self.stage.to_string(),
             pass: self.pass,
             promise_type: t.to_string(),

@@ -16,6 +16,12 @@ pub trait VarLookup {
     fn var_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<std::borrow::Cow<'_, Value>> {
         self.get_var(ns, scope, lval).map(std::borrow::Cow::Owned)
     }
+    /// The text of a variable the implementation keeps as plain text outside its table (an iteration
+    /// value, a `this.*` entry), borrowed; `None` sends the lookup to [`VarLookup::var_ref`]. The
+    /// expansion asks this first so that such values are not copied into a [`Value`] first.
+    fn text_ref(&self, _ns: &str, _scope: &str, _lval: &str) -> Option<&str> {
+        None
+    }
     /// Whether the variable exists and is a scalar (string, int, real or a JSON primitive), without
     /// copying its value. Implementations may override the copying default.
     fn is_scalar_var(&self, ns: &str, scope: &str, lval: &str) -> bool {

@@ -3,6 +3,7 @@
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
+use std::borrow::Cow;
 
 use super::env::VarLookup;
 use super::varref::{VarRef, SPECIAL_SCOPES};
@@ -13,7 +14,7 @@ pub const MAX_EXPANSION_DEPTH: usize = 32;
 
 /// Iteration values bound for one pass through a promise, keyed by the reference text between the
 /// delimiters (after inner expansion): `$(a)` and `${a}` share a binding, `$(main.a)` has its own.
-pub type Binding = IndexMap<String, String>;
+pub type Binding = IndexMap<String, String, crate::eval::fasthash::FastState>;
 
 /// The result of expanding one string.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -137,6 +138,39 @@ fn resolved(v: &Value) -> Resolved {
     }
 }
 
+/// What a reference expands to, as [`resolve`] would say it, without copying a scalar's text.
+enum Found<'a> {
+    /// A scalar (or a JSON primitive): its text.
+    Text(Cow<'a, str>),
+    /// A JSON null.
+    Null,
+    /// Missing, or a list or container.
+    Other,
+}
+
+/// [`resolve`] for the scalar expansion: the text borrowed from where the environment keeps it.
+fn find_scalar<'e>(env: &'e dyn VarLookup, name: &str) -> Found<'e> {
+    let value = if name.contains('[') {
+        lookup(env, &VarRef::parse(name)).map(Cow::Owned)
+    } else {
+        let (ns, scope, lval) = split_name(env, name);
+        if let Some(t) = env.text_ref(ns, scope, lval) {
+            return Found::Text(Cow::Borrowed(t));
+        }
+        env.var_ref(ns, scope, lval)
+    };
+    match value {
+        None => Found::Other,
+        Some(Cow::Borrowed(Value::Scalar(_, s))) => Found::Text(Cow::Borrowed(s)),
+        Some(Cow::Owned(Value::Scalar(_, s))) => Found::Text(Cow::Owned(s)),
+        Some(v) => match resolved(&v) {
+            Resolved::Scalar(s) => Found::Text(Cow::Owned(s)),
+            Resolved::Null => Found::Null,
+            Resolved::Missing | Resolved::Iterable(_) => Found::Other,
+        },
+    }
+}
+
 /// Finds the reference starting at byte `i` (`$(` or `${`): returns the end of the closing delimiter.
 pub fn reference_end(s: &str, i: usize) -> Option<usize> {
     let b = s.as_bytes();
@@ -216,16 +250,18 @@ fn expand_depth(s: &str, env: &dyn VarLookup, binding: Option<&Binding>, depth: 
         } else {
             (raw_inner, false)
         };
-        let bound = binding.and_then(|b| b.get(inner_text)).cloned();
-        let resolved = match bound {
-            Some(v) => Resolved::Scalar(v),
-            None => resolve(env, inner_text),
+        let found = match binding.and_then(|b| b.get(inner_text)) {
+            Some(v) => Found::Text(Cow::Borrowed(v.as_str())),
+            None => find_scalar(env, inner_text),
         };
-        match resolved {
-            Resolved::Scalar(v) if !inner_unresolved => out.text.push_str(&v),
+        match found {
+            Found::Text(v) if !inner_unresolved => out.text.push_str(&v),
             other => {
                 out.unresolved = true;
-                if other == Resolved::Null || raw_inner.contains("$(") || raw_inner.contains("${") {
+                if matches!(other, Found::Null)
+                    || raw_inner.contains("$(")
+                    || raw_inner.contains("${")
+                {
                     out.dropped = true;
                 }
                 out.text.push_str(&s[start..start + 2]);

@@ -44,7 +44,7 @@ pub fn bindings(
     walk(
         refs,
         0,
-        &mut Binding::new(),
+        &mut Binding::default(),
         env,
         &mut out,
         limit.min(MAX_ITERATIONS),

@@ -65,7 +65,7 @@ impl VarRef {
 }
 
 /// Splits `[a][b c][d]` into `a`, `b c`, `d`; brackets nest (`[x[1]]` → `x[1]`).
-fn split_indices(tail: &str) -> Vec<String> {
+pub fn split_indices(tail: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut cur = String::new();

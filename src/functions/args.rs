@@ -127,7 +127,7 @@ pub fn classic_array(ctx: &CallCtx<'_>, name: &str) -> Option<Value> {
             if !rest.is_empty() && !rest.starts_with('[') {
                 return;
             }
-            let keys = VarRef::parse(&format!("x{rest}")).indices;
+            let keys = crate::expr::varref::split_indices(rest);
             if keys.len() < depth || keys.get(..depth) != Some(&r.indices[..]) {
                 return;
             }
@@ -251,6 +251,30 @@ impl Simple {
         })
     }
 
+    /// [`Simple::full_match`] of the concatenation of `parts`.
+    fn full_match_parts(&self, parts: &[&str]) -> bool {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let n = self.body.len();
+        let len_ok = if self.any_tail {
+            total >= n
+        } else {
+            total == n
+        };
+        if !len_ok {
+            return false;
+        }
+        let mut pattern = self.body.iter();
+        for c in parts.iter().flat_map(|p| p.bytes()) {
+            match pattern.next() {
+                // only with the `.*` tail (the lengths are equal otherwise)
+                None => return true,
+                Some(p) if *p != b'.' && *p != c => return false,
+                Some(_) => {}
+            }
+        }
+        true
+    }
+
     fn full_match(&self, s: &[u8]) -> bool {
         let n = self.body.len();
         let len_ok = if self.any_tail {
@@ -266,6 +290,23 @@ impl Re {
     /// The regex that searches (DOTALL, MULTILINE, bytes).
     pub fn plain(&self) -> &pcre::Regex {
         &self.0.plain
+    }
+
+    /// [`Re::full_match`] of the concatenation of `parts`, built in `buf` only when the pattern needs
+    /// the regex engine.
+    pub fn full_match_parts(&self, parts: &[&str], buf: &mut String) -> bool {
+        let f = &self.0;
+        if f.body == ".*" {
+            return true;
+        }
+        if let Some(simple) = &f.simple {
+            return simple.full_match_parts(parts);
+        }
+        buf.clear();
+        for p in parts {
+            buf.push_str(p);
+        }
+        f.plain.is_full_match(buf)
     }
 
     /// The agent's "full match": the first (leftmost) match must span the whole string.
@@ -316,6 +357,41 @@ pub fn full_match(re: &Re, s: &str) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn matching_parts_is_matching_their_concatenation() {
+        let patterns = [
+            "default:def.control_server_.*",
+            "default:def.x",
+            ".*",
+            "def.*",
+            "default:d.f.a",
+            "(default|ns):def\\..*",
+            "default:def\\.a[0-9]+",
+        ];
+        let names = [
+            ("default", "def", "control_server_allowconnects"),
+            ("default", "def", "x"),
+            ("default", "deg", "x"),
+            ("ns", "def", "a12"),
+            ("default", "def", "a12"),
+            ("default", "d", "f.a"),
+            ("default", "def", ""),
+            ("", "", ""),
+        ];
+        let mut buf = String::new();
+        for p in patterns {
+            let re = compile(p).unwrap();
+            for (ns, scope, lval) in names {
+                let whole = format!("{ns}:{scope}.{lval}");
+                assert_eq!(
+                    re.full_match_parts(&[ns, ":", scope, ".", lval], &mut buf),
+                    re.full_match(&whole),
+                    "{p} on {whole}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn simple_patterns_match_like_the_regex() {

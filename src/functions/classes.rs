@@ -158,12 +158,14 @@ pub fn matching_classes(
             qualified.push(':');
         }
         qualified.push_str(name);
+        // the tags only of a class whose name matches (matching is pure: the order is free)
         let name_ok = qualified == literal || full_match(&re, &qualified);
-        let tags_ok = tag_res.is_empty()
-            || tag_res
-                .iter()
-                .any(|(lit, t)| class_tags.any(|tag| tag == lit || full_match(t, tag)));
-        (name_ok && tags_ok).then(|| qualified.clone())
+        let ok = name_ok
+            && (tag_res.is_empty()
+                || tag_res
+                    .iter()
+                    .any(|(lit, t)| class_tags.any(|tag| tag == lit || full_match(t, tag))));
+        ok.then(|| qualified.clone())
     };
     let modelled = ctx
         .env

@@ -252,11 +252,12 @@ pub fn table() -> impl Iterator<Item = &'static FnDef> {
 /// Looks up an implemented function (through a name index built once per process: a linear walk of
 /// the table cost 1.5% of a masterfiles fleet node; the first definition of a name wins, as the walk).
 pub fn lookup(name: &str) -> Option<&'static FnDef> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static FnDef>> =
-        std::sync::OnceLock::new();
+    type Index =
+        std::collections::HashMap<&'static str, &'static FnDef, crate::eval::fasthash::FastState>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX
         .get_or_init(|| {
-            let mut m = std::collections::HashMap::new();
+            let mut m = Index::default();
             for d in table() {
                 m.entry(d.name).or_insert(d);
             }

@@ -100,6 +100,7 @@ fn visit_matching_vars(
         .map(|t| regex(ctx, t.text()))
         .collect::<Result<Vec<_>, _>>()?;
     let mut qualified = String::new();
+    let mut buf = String::new();
     ctx.env
         .visit_variables(&mut |ns, scope, lval, value, tags| {
             // as the agent does: with tag regexes, any of them matching any tag passes (checked first:
@@ -111,13 +112,13 @@ fn visit_matching_vars(
             {
                 return;
             }
-            qualified.clear();
-            qualified.push_str(ns);
-            qualified.push(':');
-            qualified.push_str(scope);
-            qualified.push('.');
-            qualified.push_str(lval);
-            if full_match(&re, &qualified) {
+            if re.full_match_parts(&[ns, ":", scope, ".", lval], &mut buf) {
+                qualified.clear();
+                qualified.push_str(ns);
+                qualified.push(':');
+                qualified.push_str(scope);
+                qualified.push('.');
+                qualified.push_str(lval);
                 f(
                     &qualified,
                     VarView {

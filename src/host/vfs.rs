@@ -170,7 +170,7 @@ pub enum FsError {
 
 /// Answers of the base, kept for the run (a mutex so that a state can be handed to another thread).
 #[derive(Debug, Default)]
-struct BaseCache(Mutex<HashMap<String, Option<Meta>>>);
+struct BaseCache(Mutex<HashMap<String, Option<Meta>, crate::eval::fasthash::FastState>>);
 
 impl Clone for BaseCache {
     fn clone(&self) -> Self {
@@ -205,7 +205,9 @@ impl BaseCache {
 /// progress): recording a path's original state reuses them instead of reading the file again, so an
 /// edited file's original and its backup share one buffer.
 #[derive(Debug, Default)]
-struct ReadCache(Mutex<HashMap<String, std::sync::Weak<Vec<u8>>>>);
+struct ReadCache(
+    Mutex<HashMap<String, std::sync::Weak<Vec<u8>>, crate::eval::fasthash::FastState>>,
+);
 
 impl Clone for ReadCache {
     fn clone(&self) -> Self {
@@ -351,6 +353,9 @@ impl Vfs {
     /// Whether an ancestor of `path` in the overlay hides the base below it (removed, not a
     /// directory, or an opaque directory).
     fn hidden(&self, path: &str) -> bool {
+        if self.overlay.is_empty() {
+            return false;
+        }
         let mut p = path;
         while p != "/" {
             p = parent(p);
@@ -368,20 +373,27 @@ impl Vfs {
     /// last component too when `follow`. `Err(Loop)` past [`MAX_SYMLINK_HOPS`] links. The result is
     /// normalised; it may not exist.
     pub fn resolve(&self, base: &dyn BaseFs, path: &str, follow: bool) -> Result<String, FsError> {
-        let mut todo: std::collections::VecDeque<String> =
-            components(path).map(str::to_string).collect();
-        let mut done: Vec<String> = Vec::new();
+        use std::borrow::Cow;
+        let mut todo: std::collections::VecDeque<Cow<'_, str>> =
+            components(path).map(Cow::Borrowed).collect();
+        // the components done so far, as the path they make (`/a/b`, empty for `/`), and where each
+        // one starts in it
+        let mut here = String::with_capacity(path.len() + 1);
+        let mut starts: Vec<usize> = Vec::new();
         let mut hops = 0;
         while let Some(c) = todo.pop_front() {
             if c == ".." {
-                done.pop();
+                if let Some(at) = starts.pop() {
+                    here.truncate(at);
+                }
                 continue;
             }
-            done.push(c);
+            starts.push(here.len());
+            here.push('/');
+            here.push_str(&c);
             if todo.is_empty() && !follow {
                 break;
             }
-            let here = join(&done);
             let Some(m) = self.lstat_exact(base, &here) else {
                 // the rest does not exist: keep it as written (lexically)
                 continue;
@@ -396,16 +408,23 @@ impl Vfs {
             let Some(target) = self.readlink_exact(base, &here) else {
                 continue;
             };
-            done.pop();
-            if target.starts_with('/') {
-                done.clear();
+            if let Some(at) = starts.pop() {
+                here.truncate(at);
             }
-            let mut next: std::collections::VecDeque<String> =
-                components(&target).map(str::to_string).collect();
+            if target.starts_with('/') {
+                here.clear();
+                starts.clear();
+            }
+            let mut next: std::collections::VecDeque<Cow<'_, str>> = components(&target)
+                .map(|c| Cow::Owned(c.to_string()))
+                .collect();
             next.extend(todo);
             todo = next;
         }
-        Ok(join(&done))
+        if here.is_empty() {
+            here.push('/');
+        }
+        Ok(here)
     }
 
     fn readlink_exact(&self, base: &dyn BaseFs, path: &str) -> Option<String> {
