@@ -58,18 +58,11 @@ fn log_error(out: &mut impl Write, msg: &str) {
 
 pub fn run(opts: &Options) -> u8 {
     let spec = opts.host.as_deref().unwrap_or("local");
-    // the host (local discovery or a profile) is read on a second thread while this one loads and
-    // checks the policy; its error, if any, is still reported after the checks' messages
-    std::thread::scope(|scope| {
-        let reader = std::thread::Builder::new()
-            .name("cfsim-host".into())
-            .spawn_scoped(scope, || crate::host::load_host(spec));
-        let host = move || match reader.map(|r| r.join()) {
-            Ok(Ok(h)) => h,
-            _ => crate::host::load_host(spec),
-        };
-        run_with(opts, host)
-    })
+    // the host (local discovery or a profile) is read once the policy is loaded and checked, so that
+    // its error, if any, is reported after the checks' messages. (It was read on a second thread
+    // meanwhile: measured, the thread and its allocator heap cost more CPU, page faults and even wall
+    // time than the overlap saved — `promises -p json` of lib/common.cf 331 vs 394 page faults.)
+    run_with(opts, || crate::host::load_host(spec))
 }
 
 /// [`run`] with the host read by `host` (called once the policy is loaded and checked).

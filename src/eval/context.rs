@@ -92,7 +92,7 @@ pub struct Context {
 
 /// `(ns, scope, name)` of a classic array entry `name[...]`.
 fn array_of(key: &VarKey) -> Option<VarKey> {
-    let i = key.2.find('[')?;
+    let i = crate::expr::find_byte(&key.2, 0, b'[')?;
     Some((key.0.clone(), key.1.clone(), key.2.get(..i)?.to_string()))
 }
 
@@ -322,7 +322,7 @@ impl Context {
     ) {
         use crate::expr::env::ClassTags;
         self.global_class_order().visit(&mut |key| {
-            let Some((ns, name)) = key.split_once(':') else {
+            let Some((ns, name)) = crate::expr::split_once_byte(key, b':') else {
                 return;
             };
             if ns == "default" {
@@ -337,7 +337,7 @@ impl Context {
         });
         if let Some(fr) = self.frames.last() {
             fr.local_order.visit(&mut |key| {
-                let name = key.split_once(':').map_or(key, |(_, n)| n);
+                let name = crate::expr::split_once_byte(key, b':').map_or(key, |(_, n)| n);
                 if let Some(t) = fr.local.get(name) {
                     f(true, &fr.ns, name, ClassTags::Soft(t));
                 }

@@ -31,8 +31,12 @@ pub struct Names {
     pub promise_type: String,
 }
 
+/// The most groups one [`Counts`] of this process has held: the next one starts with room for as
+/// many (a fleet's engines all count the same policy; growing a vector of thousands of tallies by
+/// doubling copied each of them about twice per host). Only a capacity hint.
+static GROUPS_SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Tallies per [`CountKey`], in order of first evaluation.
-#[derive(Default)]
 pub struct Counts {
     index: HashMap<CountKey, usize>,
     groups: Vec<(bool, Tally)>,
@@ -46,6 +50,24 @@ pub struct Counts {
 pub enum Pending {
     Known(usize, bool),
     New(CountKey, Box<Names>, bool),
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        let n = GROUPS_SEEN.load(std::sync::atomic::Ordering::Relaxed);
+        Counts {
+            index: HashMap::with_capacity_and_hasher(n, FastState::default()),
+            groups: Vec::with_capacity(n),
+            cur: None,
+            last: None,
+        }
+    }
+}
+
+impl Drop for Counts {
+    fn drop(&mut self) {
+        GROUPS_SEEN.fetch_max(self.groups.len(), std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Counts {

@@ -31,9 +31,25 @@ impl Hasher for FastHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56));
+            // the 1 to 7 bytes little-endian in a word, read in at most three loads (a copy of a
+            // variable length would call memcpy for every key)
+            let mut w = 0u64;
+            let mut shift = 0;
+            let mut r = rest;
+            if let Some((a, tail)) = r.split_first_chunk::<4>() {
+                w = u64::from(u32::from_le_bytes(*a));
+                shift = 32;
+                r = tail;
+            }
+            if let Some((a, tail)) = r.split_first_chunk::<2>() {
+                w |= u64::from(u16::from_le_bytes(*a)) << shift;
+                shift += 16;
+                r = tail;
+            }
+            if let Some(&b) = r.first() {
+                w |= u64::from(b) << shift;
+            }
+            self.add(w ^ ((rest.len() as u64) << 56));
         }
     }
     #[inline]
@@ -65,6 +81,31 @@ mod tests {
         let mut s = FastHasher::default();
         t.hash(&mut s);
         s.finish()
+    }
+
+    #[test]
+    fn tail_bytes_pack_as_a_little_endian_word() {
+        // the word the tail loads make is the zero-padded little-endian copy of the tail
+        let data: Vec<u8> = (1..=23u8).collect();
+        for len in 0..data.len() {
+            let bytes = &data[..len];
+            let mut want = FastHasher::default();
+            let mut chunks = bytes.chunks_exact(8);
+            for c in &mut chunks {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(c);
+                want.add(u64::from_le_bytes(w));
+            }
+            let rest = chunks.remainder();
+            if !rest.is_empty() {
+                let mut w = [0u8; 8];
+                w[..rest.len()].copy_from_slice(rest);
+                want.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56));
+            }
+            let mut got = FastHasher::default();
+            got.write(bytes);
+            assert_eq!(got.finish(), want.finish(), "{len} bytes");
+        }
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub struct BodyDef {
 
 /// Splits a written name `ns:name` (or `name` in `default_ns`).
 pub fn split_ns<'a>(written: &'a str, default_ns: &'a str) -> (&'a str, &'a str) {
-    match written.split_once(':') {
+    match crate::expr::split_once_byte(written, b':') {
         Some((ns, n)) => (ns, n),
         None => (default_ns, written),
     }
@@ -338,7 +338,7 @@ pub struct Engine<'h> {
     /// Bundle (index) and file of the promise under evaluation.
     pub cur_file: usize,
     /// (file index, absolute path) of the last file `this.promise_filename` was computed for.
-    this_path: Option<(usize, String)>,
+    this_path: Option<(usize, String, usize)>,
     /// Promise modules started for custom promise types (`--exec`), terminated at the end of the run.
     pub modules: crate::promise::custom::Modules,
     /// Function calls already evaluated for the promise binding under evaluation (the agent's expanded

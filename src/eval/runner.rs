@@ -434,16 +434,19 @@ impl Engine<'_> {
     fn set_this(&mut self, def: &BundleDef, p: &Promise) {
         let line = self.line_of(p);
         // the absolute path of the promise's file, computed once per file
-        if self.this_path.as_ref().map(|(f, _)| *f) != Some(def.file) {
+        if self.this_path.as_ref().map(|(f, _, _)| *f) != Some(def.file) {
             let path = self
                 .files
                 .get(def.file)
                 .map(|f| absolute_keep_dots(&f.path))
                 .unwrap_or_default();
-            self.this_path = Some((def.file, path));
+            // and where its directory ends
+            let dir_len = path.rfind('/').unwrap_or(0);
+            self.this_path = Some((def.file, path, dir_len));
         }
-        let path = self.this_path.as_ref().map_or("", |(_, p)| p.as_str());
-        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let (path, dir) = self.this_path.as_ref().map_or(("", ""), |(_, p, d)| {
+            (p.as_str(), p.get(..*d).unwrap_or(""))
+        });
         let mut digits = [0u8; 20];
         let line = decimal(line, &mut digits);
         // `this` holds exactly these keys afterwards

@@ -24,7 +24,7 @@ fn mix(mut h: u32, bytes: &[u8]) -> u32 {
 pub fn var_hash(ns: &str, scope: &str, lval: &str) -> u32 {
     let mut h = mix(0, ns.as_bytes());
     h = mix(h, scope.as_bytes());
-    let (name, indices) = match lval.find('[') {
+    let (name, indices) = match crate::expr::find_byte(lval, 0, b'[') {
         Some(i) => lval.split_at(i),
         None => (lval, ""),
     };

@@ -171,7 +171,7 @@ fn name_defined(n: &str, env: &dyn EvalEnv) -> bool {
     match n {
         "true" | "any" => true,
         "false" => false,
-        _ => match n.split_once(':') {
+        _ => match super::split_once_byte(n, b':') {
             Some((ns, name)) => env.class_defined(Some(ns), name),
             None => env.class_defined(None, n),
         },

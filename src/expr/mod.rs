@@ -27,8 +27,6 @@ pub const CONST_VARS: &[(&str, &str)] = &[
     ("t", "\t"),
 ];
 
-/// Canonifies a string the way CFEngine forms class names: every byte outside `[A-Za-z0-9_]` becomes `_`
-/// (a multibyte UTF-8 character gives one `_` per byte).
 /// The offset of the first byte `b` (ASCII) in `s` from `from` on. For the short strings expansion
 /// scans many times per promise (`$` in every rval, `:`/`.` in every reference) a plain loop beats
 /// `str::find`'s searcher set-up (5% of a masterfiles run went to it).
@@ -41,17 +39,16 @@ pub fn find_byte(s: &str, from: usize, b: u8) -> Option<usize> {
         .map(|i| i + from)
 }
 
-pub fn canonify(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b == b'_' {
-                b as char
-            } else {
-                '_'
-            }
-        })
-        .collect()
+/// `s.split_once(b)` for an ASCII byte `b`, with [`find_byte`]'s loop.
+#[inline]
+pub fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
+    let i = find_byte(s, 0, b)?;
+    Some((&s[..i], &s[i + 1..]))
 }
+
+/// Canonifies a string the way CFEngine forms class names: every byte outside `[A-Za-z0-9_]` becomes `_`
+/// (a multibyte UTF-8 character gives one `_` per byte). One implementation, in the host layer.
+pub use crate::host::canon::canonify;
 
 #[cfg(test)]
 mod tests {

@@ -20,13 +20,13 @@ pub struct VarRef {
 impl VarRef {
     /// Parses `[ns:][scope.]name{[index]}`. Separators inside brackets do not count.
     pub fn parse(text: &str) -> VarRef {
-        let bracket = text.find('[').unwrap_or(text.len());
+        let bracket = super::find_byte(text, 0, b'[').unwrap_or(text.len());
         let (head, tail) = text.split_at(bracket);
-        let (ns, rest) = match head.find(':') {
+        let (ns, rest) = match super::find_byte(head, 0, b':') {
             Some(i) => (Some(head[..i].to_string()), &head[i + 1..]),
             None => (None, head),
         };
-        let (scope, name) = match rest.find('.') {
+        let (scope, name) = match super::find_byte(rest, 0, b'.') {
             Some(i) => (Some(rest[..i].to_string()), rest[i + 1..].to_string()),
             None => (None, rest.to_string()),
         };
@@ -40,7 +40,9 @@ impl VarRef {
 
     /// The lval with indices, as classic arrays store it (`arr[k1][k2]`).
     pub fn lval(&self) -> String {
-        let mut s = self.name.clone();
+        let len = self.name.len() + self.indices.iter().map(|i| i.len() + 2).sum::<usize>();
+        let mut s = String::with_capacity(len);
+        s.push_str(&self.name);
         for i in &self.indices {
             s.push('[');
             s.push_str(i);
@@ -68,24 +70,22 @@ impl VarRef {
 pub fn split_indices(tail: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0usize;
-    let mut cur = String::new();
-    for c in tail.chars() {
-        match c {
-            '[' => {
-                if depth > 0 {
-                    cur.push(c);
+    // where the text of the index being read starts (after its outermost `[`)
+    let mut start = 0;
+    for (i, b) in tail.bytes().enumerate() {
+        match b {
+            b'[' => {
+                if depth == 0 {
+                    start = i + 1;
                 }
                 depth += 1;
             }
-            ']' if depth > 0 => {
+            b']' if depth > 0 => {
                 depth -= 1;
                 if depth == 0 {
-                    out.push(std::mem::take(&mut cur));
-                } else {
-                    cur.push(c);
+                    out.push(tail.get(start..i).unwrap_or_default().to_string());
                 }
             }
-            _ if depth > 0 => cur.push(c),
             _ => {}
         }
     }
@@ -106,5 +106,16 @@ mod tests {
         let r = VarRef::parse("x[a.b:c]");
         assert_eq!((r.ns, r.scope, r.name.as_str()), (None, None, "x"));
         assert_eq!(r.indices, vec!["a.b:c".to_string()]);
+    }
+
+    #[test]
+    fn indices_nest_and_an_unclosed_one_is_dropped() {
+        assert_eq!(split_indices("[x[1]][é]"), ["x[1]", "é"]);
+        assert_eq!(split_indices("junk[a]junk[b"), ["a"]);
+        assert_eq!(split_indices("[]"), [""]);
+        assert_eq!(split_indices("]a[b]"), ["b"]);
+        assert!(split_indices("").is_empty());
+        let r = VarRef::parse("a[k][j]");
+        assert_eq!(r.lval(), "a[k][j]");
     }
 }

@@ -263,13 +263,20 @@ impl Simple {
         if !len_ok {
             return false;
         }
-        let mut pattern = self.body.iter();
-        for c in parts.iter().flat_map(|p| p.bytes()) {
-            match pattern.next() {
-                // only with the `.*` tail (the lengths are equal otherwise)
-                None => return true,
-                Some(p) if *p != b'.' && *p != c => return false,
-                Some(_) => {}
+        let mut at = 0;
+        for p in parts {
+            let pattern = self.body.get(at..).unwrap_or(&[]);
+            if !pattern
+                .iter()
+                .zip(p.as_bytes())
+                .all(|(want, c)| *want == b'.' || want == c)
+            {
+                return false;
+            }
+            at += p.len();
+            if at >= n {
+                // the rest is the `.*` tail's (or nothing: the lengths are equal otherwise)
+                return true;
             }
         }
         true

@@ -3,15 +3,14 @@
 
 /// Replace every byte that is not `[A-Za-z0-9_]` with `_` (multi-byte UTF-8 gives one `_` per byte).
 pub fn canonify(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'_' {
-            out.push(char::from(b));
-        } else {
-            out.push('_');
+    let mut out = s.as_bytes().to_vec();
+    for b in &mut out {
+        if !(b.is_ascii_alphanumeric() || *b == b'_') {
+            *b = b'_';
         }
     }
-    out
+    // every byte is ASCII now
+    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]

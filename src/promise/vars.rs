@@ -74,7 +74,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some("no_value"), None);
         return;
     };
-    let (scope, lval) = match promiser.split_once('.') {
+    let (scope, lval) = match crate::expr::split_once_byte(promiser, b'.') {
         Some((s, l)) if !s.contains('[') => (s, l),
         _ => (def.name.as_str(), promiser),
     };
@@ -162,7 +162,7 @@ fn verify(
     ty: &str,
     rv: &crate::syntax::ast::Rval,
 ) -> (Option<&'static str>, Option<Outcome>) {
-    let (scope, lval) = match promiser.split_once('.') {
+    let (scope, lval) = match crate::expr::split_once_byte(promiser, b'.') {
         Some((s, l)) if !s.contains('[') => (s, l),
         _ => (def.name.as_str(), promiser),
     };
