@@ -245,12 +245,19 @@ impl Context {
 
     /// Installs the values of one iteration binding (reference text → element).
     pub fn bind(&mut self, binding: &Binding) {
-        self.overlay.clear();
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.overlay);
+        out.clear();
         for (name, v) in binding {
-            let r = VarRef::parse(name);
-            let (ns, scope) = r.resolve_scope(self);
-            out.push(((ns, scope, r.lval()), v.clone()));
+            let key = if name.contains('[') {
+                let r = VarRef::parse(name);
+                let (ns, scope) = r.resolve_scope(self);
+                (ns, scope, r.lval())
+            } else {
+                // the split VarRef::parse and resolve_scope make, without their allocations
+                let (ns, scope, lval) = crate::expr::expand::split_name(self, name);
+                (ns.to_string(), scope.to_string(), lval.to_string())
+            };
+            out.push((key, v.clone()));
         }
         self.overlay = out;
     }

@@ -147,11 +147,8 @@ impl Engine<'_> {
             }
             return;
         }
-        let ns = self
-            .ctx
-            .frames
-            .last()
-            .map_or_else(|| "default".to_string(), |f| f.ns.clone());
+        // the namespace bodies are looked up in, copied once a constraint is a call
+        let mut ns: Option<String> = None;
         for c in &p.constraints {
             // bundle references (`edit_line => regex_replace(…)` names the stdlib bundle, not the
             // function) are not calls
@@ -167,9 +164,19 @@ impl Engine<'_> {
                     | "service_bundle"
                     | "home_bundle"
             ) || !Self::has_builtin_call(&c.rval)
-                || matches!(&c.rval, Rval::Call(call) if self.find_body(&c.lval, &call.name, &ns).is_some())
             {
                 continue;
+            }
+            if let Rval::Call(call) = &c.rval {
+                let ns = ns.get_or_insert_with(|| {
+                    self.ctx
+                        .frames
+                        .last()
+                        .map_or_else(|| "default".to_string(), |f| f.ns.clone())
+                });
+                if self.find_body(&c.lval, &call.name, ns).is_some() {
+                    continue;
+                }
             }
             let r = self.eval_rval(&c.rval);
             if self.fatal {

@@ -180,6 +180,14 @@ pub struct BundleDef {
 }
 
 impl BundleDef {
+    /// An `edit_line` bundle: it runs as the edit of its files promise, not as a bundle of its own —
+    /// its normal order is the edit order, it has no `-v` banner, accounting or re-resolution after
+    /// its classes, and its vars and classes (not its meta) show as promises of the edit (recorded:
+    /// files/*/verbose.out). The one place that decides it.
+    pub fn is_edit_line(&self) -> bool {
+        self.bundle.bundle_type == "edit_line"
+    }
+
     /// `namespace:name` (built without the formatting machinery: a fleet names every promise's
     /// bundle this way once per host).
     pub fn qualified_name(&self) -> String {

@@ -158,7 +158,7 @@ impl Engine<'_> {
         self.results.push(Vec::new());
         // an edit_line bundle runs inside its files promise: -v shows its promises only (no bundle
         // banner, no accounting; recorded: files/*/verbose.out)
-        let edit = def.bundle.bundle_type == "edit_line";
+        let edit = def.is_edit_line();
         if !edit {
             self.verbose_bundle_begin(&def);
         }
@@ -249,7 +249,7 @@ impl Engine<'_> {
 
     /// The order of sections for `def`: normal order, then custom types in declaration order.
     fn section_order(def: &BundleDef) -> Vec<String> {
-        let table = if def.bundle.bundle_type == "edit_line" {
+        let table = if def.is_edit_line() {
             EDIT_LINE_ORDER
         } else {
             NORMAL_ORDER
@@ -266,7 +266,7 @@ impl Engine<'_> {
     fn run_pass(&mut self, def: &BundleDef) {
         // an edit bundle's three passes are the edit passes of its files promise: -v shows the pass
         // of the bundle that holds that promise
-        let edit = def.bundle.bundle_type == "edit_line";
+        let edit = def.is_edit_line();
         for t in Self::section_order(def) {
             if !edit && def.bundle.sections.iter().any(|s| s.promise_type == t) {
                 self.verbose_section(&t);
@@ -296,7 +296,7 @@ impl Engine<'_> {
                 .any(|s| s.promise_type == "classes" && !s.promises.is_empty());
             // edit_line bundles do not re-resolve (spec: a var guarded by a class of the bundle
             // appears in pass 2)
-            if t == "classes" && has_classes && def.bundle.bundle_type != "edit_line" {
+            if t == "classes" && has_classes && !def.is_edit_line() {
                 self.bundle_resolve(def);
                 let saved = self.stage;
                 if saved == "pass" {
@@ -401,25 +401,36 @@ impl Engine<'_> {
                 }
             }
             self.fn_memo = Some(body_memo.clone());
-            let promiser = self.expand(&p.promiser.value);
-            self.ctx.put_this("promiser", &promiser.text);
+            // a promiser without a reference is itself (not copied)
+            let expanded;
+            let (text, dropped, unresolved) = if p.promiser.value.contains('$') {
+                expanded = self.expand(&p.promiser.value);
+                (
+                    expanded.text.as_str(),
+                    expanded.dropped,
+                    expanded.unresolved,
+                )
+            } else {
+                (p.promiser.value.as_str(), false, false)
+            };
+            self.ctx.put_this("promiser", text);
             self.ctx.put_this("promiser_pid", SIMULATED_AGENT_PID);
-            self.begin_event(def, t, p, &promiser.text, true);
-            if promiser.dropped {
+            self.begin_event(def, t, p, text, true);
+            if dropped {
                 self.end_event(Some("unresolved"), None);
                 self.fn_memo = None;
                 continue;
             }
-            self.expand_promise_calls(t, p, &promiser.text);
+            self.expand_promise_calls(t, p, text);
             if self.fatal {
                 self.fn_memo = None;
                 self.cond_cache = None;
                 break;
             }
             if self.stage == "prelim" {
-                crate::promise::preliminary(self, def, t, p, &promiser.text);
+                crate::promise::preliminary(self, def, t, p, text);
             } else {
-                crate::promise::evaluate(self, def, t, p, &promiser.text, promiser.unresolved);
+                crate::promise::evaluate(self, def, t, p, text, unresolved);
             }
             self.cond_cache = None;
             self.fn_memo = None;

@@ -42,9 +42,14 @@ pub enum Resolved {
 
 /// Looks up a reference, walking into a data container for indices that are not classic-array keys.
 pub fn lookup(env: &dyn VarLookup, r: &VarRef) -> Option<Value> {
+    lookup_ref(env, r).map(Cow::into_owned)
+}
+
+/// [`lookup`], borrowing a value found under its whole name where the environment keeps it.
+pub fn lookup_ref<'e>(env: &'e dyn VarLookup, r: &VarRef) -> Option<Cow<'e, Value>> {
     let (ns, scope) = r.resolve_scope(env);
     let mut lval = r.lval();
-    if let Some(v) = env.get_var(&ns, &scope, &lval) {
+    if let Some(v) = env.var_ref(&ns, &scope, &lval) {
         return Some(v);
     }
     // the container holding the value: the longest prefix of the indices that names a variable
@@ -52,16 +57,17 @@ pub fn lookup(env: &dyn VarLookup, r: &VarRef) -> Option<Value> {
         lval.truncate(lval.len() - r.indices[k].len() - 2);
         if let Some(v) = env.var_ref(&ns, &scope, &lval) {
             if let Value::Data(d) = v.as_ref() {
-                return walk(d, &r.indices[k..]).map(Value::Data);
+                return walk(d, &r.indices[k..]).map(|j| Cow::Owned(Value::Data(j)));
             }
         }
     }
     None
 }
 
-fn walk(d: &Json, path: &[String]) -> Option<Json> {
+fn walk<K: AsRef<str>>(d: &Json, path: &[K]) -> Option<Json> {
     let mut cur = d;
     for key in path {
+        let key = key.as_ref();
         cur = match cur {
             Json::Object(o) => o.get(key)?,
             Json::Array(a) => a.get(key.parse::<usize>().ok()?)?,
@@ -71,10 +77,40 @@ fn walk(d: &Json, path: &[String]) -> Option<Json> {
     Some(cur.clone())
 }
 
-/// `lookup(env, &VarRef::parse(text))`, without allocating the parts when `text` has no index.
+/// `lookup_ref(env, &VarRef::parse(text))` for a reference with indices, without allocating its
+/// parts: the name split as [`split_name`] splits it, the indices borrowed from `text`.
+fn lookup_indexed<'e>(env: &'e dyn VarLookup, text: &str) -> Option<Cow<'e, Value>> {
+    let bracket = super::find_byte(text, 0, b'[').unwrap_or(text.len());
+    let (head, tail) = text.split_at(bracket);
+    let (ns, scope, name) = split_name(env, head);
+    let indices = super::varref::index_texts(tail);
+    let len = name.len() + indices.iter().map(|i| i.len() + 2).sum::<usize>();
+    let mut lval = String::with_capacity(len);
+    lval.push_str(name);
+    for i in &indices {
+        lval.push('[');
+        lval.push_str(i);
+        lval.push(']');
+    }
+    if let Some(v) = env.var_ref(ns, scope, &lval) {
+        return Some(v);
+    }
+    // the container holding the value: the longest prefix of the indices that names a variable
+    for k in (0..indices.len()).rev() {
+        lval.truncate(lval.len() - indices[k].len() - 2);
+        if let Some(v) = env.var_ref(ns, scope, &lval) {
+            if let Value::Data(d) = v.as_ref() {
+                return walk(d, &indices[k..]).map(|j| Cow::Owned(Value::Data(j)));
+            }
+        }
+    }
+    None
+}
+
+/// `lookup(env, &VarRef::parse(text))`, without allocating the parts of `text`.
 pub fn lookup_name(env: &dyn VarLookup, text: &str) -> Option<Value> {
     if text.contains('[') {
-        return lookup(env, &VarRef::parse(text));
+        return lookup_indexed(env, text).map(Cow::into_owned);
     }
     let (ns, scope, name) = split_name(env, text);
     env.get_var(ns, scope, name)
@@ -82,7 +118,7 @@ pub fn lookup_name(env: &dyn VarLookup, text: &str) -> Option<Value> {
 
 /// (namespace, scope, name) of a reference name without indices: the same split as `VarRef::parse` and
 /// `VarRef::resolve_scope`, without allocating.
-fn split_name<'a>(env: &'a dyn VarLookup, text: &'a str) -> (&'a str, &'a str, &'a str) {
+pub(crate) fn split_name<'a>(env: &'a dyn VarLookup, text: &'a str) -> (&'a str, &'a str, &'a str) {
     let (ns, rest) = match super::find_byte(text, 0, b':') {
         Some(i) => (Some(&text[..i]), &text[i + 1..]),
         None => (None, text),
@@ -112,7 +148,7 @@ pub fn names_scalar(env: &dyn VarLookup, text: &str) -> bool {
 /// Resolves a reference name (the text between the delimiters, already expanded).
 pub fn resolve(env: &dyn VarLookup, name: &str) -> Resolved {
     if name.contains('[') {
-        return match lookup(env, &VarRef::parse(name)) {
+        return match lookup_indexed(env, name) {
             Some(v) => resolved(&v),
             None => Resolved::Missing,
         };
@@ -151,7 +187,7 @@ enum Found<'a> {
 /// [`resolve`] for the scalar expansion: the text borrowed from where the environment keeps it.
 fn find_scalar<'e>(env: &'e dyn VarLookup, name: &str) -> Found<'e> {
     let value = if name.contains('[') {
-        lookup(env, &VarRef::parse(name)).map(Cow::Owned)
+        lookup_indexed(env, name)
     } else {
         let (ns, scope, lval) = split_name(env, name);
         if let Some(t) = env.text_ref(ns, scope, lval) {

@@ -68,6 +68,11 @@ impl VarRef {
 
 /// Splits `[a][b c][d]` into `a`, `b c`, `d`; brackets nest (`[x[1]]` → `x[1]`).
 pub fn split_indices(tail: &str) -> Vec<String> {
+    index_texts(tail).into_iter().map(str::to_string).collect()
+}
+
+/// [`split_indices`], borrowing the index texts from `tail`.
+pub fn index_texts(tail: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     // where the text of the index being read starts (after its outermost `[`)
@@ -83,7 +88,7 @@ pub fn split_indices(tail: &str) -> Vec<String> {
             b']' if depth > 0 => {
                 depth -= 1;
                 if depth == 0 {
-                    out.push(tail.get(start..i).unwrap_or_default().to_string());
+                    out.push(tail.get(start..i).unwrap_or_default());
                 }
             }
             _ => {}

@@ -62,7 +62,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         e.end_event(Some(skip), None);
         return;
     }
-    if e.stage == "pass" && def.bundle.bundle_type == "edit_line" {
+    if e.stage == "pass" && def.is_edit_line() {
         // an edit bundle's classes are promises of the edit (recorded: files/*/verbose.out)
         e.verbose_promise_begin(def, "classes", p, promiser);
     }

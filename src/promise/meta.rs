@@ -15,7 +15,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
     }
     // an edit bundle's meta promises are not promises of the edit: -v shows nothing for them and
     // they are not counted (recorded: files/std-set-config-values/verbose.out)
-    if e.stage != "pass" || def.bundle.bundle_type == "edit_line" {
+    if e.stage != "pass" || def.is_edit_line() {
         let (skip, outcome) = set_meta(e, def, p, promiser);
         e.end_event(skip, outcome);
         return;

@@ -90,7 +90,7 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
         return;
     }
     if e.stage == "pass" && e.verbose_on() {
-        if def.bundle.bundle_type == "edit_line" {
+        if def.is_edit_line() {
             // an edit bundle's vars are promises of the edit (recorded: files/*/verbose.out)
             e.verbose_promise_begin(def, "vars", p, promiser);
         } else {

@@ -310,7 +310,7 @@ fn run_edit_bundle(
     let Some(bi) = e
         .bundles
         .iter()
-        .position(|b| b.ns == ns && b.name == bname && b.bundle.bundle_type == "edit_line")
+        .position(|b| b.ns == ns && b.name == bname && b.is_edit_line())
     else {
         e.log(
             LogLevel::Error,
