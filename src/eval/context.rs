@@ -392,14 +392,7 @@ impl VarLookup for Context {
         self.here().1
     }
     fn is_scalar_var(&self, ns: &str, scope: &str, lval: &str) -> bool {
-        if self
-            .overlay
-            .iter()
-            .any(|((n, s, l), _)| n == ns && s == scope && l == lval)
-        {
-            return true;
-        }
-        if scope == "this" && self.this_get(lval).is_some() {
+        if self.text_ref(ns, scope, lval).is_some() {
             return true;
         }
         match self.vars.get(&VarKeyRef(ns, scope, lval)).map(|e| &e.value) {
@@ -425,15 +418,8 @@ impl VarLookup for Context {
     }
     fn var_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<std::borrow::Cow<'_, Value>> {
         use std::borrow::Cow;
-        for ((n, s, l), v) in &self.overlay {
-            if n == ns && s == scope && l == lval {
-                return Some(Cow::Owned(Value::str(v.clone())));
-            }
-        }
-        if scope == "this" {
-            if let Some(v) = self.this_get(lval) {
-                return Some(Cow::Owned(Value::str(v.to_string())));
-            }
+        if let Some(v) = self.text_ref(ns, scope, lval) {
+            return Some(Cow::Owned(Value::str(v.to_string())));
         }
         self.vars
             .get(&VarKeyRef(ns, scope, lval))

@@ -31,12 +31,8 @@ pub struct Names {
     pub promise_type: String,
 }
 
-/// The most groups one [`Counts`] of this process has held: the next one starts with room for as
-/// many (a fleet's engines all count the same policy; growing a vector of thousands of tallies by
-/// doubling copied each of them about twice per host). Only a capacity hint.
-static GROUPS_SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 /// Tallies per [`CountKey`], in order of first evaluation.
+#[derive(Default)]
 pub struct Counts {
     index: HashMap<CountKey, usize>,
     groups: Vec<(bool, Tally)>,
@@ -52,25 +48,23 @@ pub enum Pending {
     New(CountKey, Box<Names>, bool),
 }
 
-impl Default for Counts {
-    fn default() -> Self {
-        let n = GROUPS_SEEN.load(std::sync::atomic::Ordering::Relaxed);
+impl Counts {
+    /// Counts with room for `n` groups (`RunOptions::count_groups_hint`: a fleet's engines all count
+    /// the same policy, and growing a vector of thousands of tallies by doubling copied each of them
+    /// about twice per host).
+    pub fn with_capacity(n: usize) -> Counts {
         Counts {
             index: HashMap::with_capacity_and_hasher(n, FastState::default()),
             groups: Vec::with_capacity(n),
-            cur: None,
-            last: None,
+            ..Counts::default()
         }
     }
-}
 
-impl Drop for Counts {
-    fn drop(&mut self) {
-        GROUPS_SEEN.fetch_max(self.groups.len(), std::sync::atomic::Ordering::Relaxed);
+    /// Number of groups counted.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
     }
-}
 
-impl Counts {
     /// Starts counting one evaluation (`guard_value`: its class guard held) in the group of `key`;
     /// false when there is none yet ([`Counts::begin_new`] then).
     pub fn begin(&mut self, key: &CountKey, guard_value: bool) -> bool {

@@ -147,6 +147,9 @@ pub struct RunOptions {
     /// Record only what the brief result counts (bundle, file, line, type, guard value, outcome):
     /// events without their promiser, written promiser, handle and guard text (`cfsim fleet`'s table).
     pub trace_counts_only: bool,
+    /// With `trace_counts_only`: how many promise groups to make room for (what an earlier engine of
+    /// the same policy counted; a capacity only).
+    pub count_groups_hint: usize,
     pub limits: Limits,
     /// Resolve names with this machine's resolver, DNS included (`--allow-network`; `--exec` implies it).
     pub allow_network: bool,
@@ -411,6 +414,11 @@ impl<'h> Engine<'h> {
         adapter.allow_exec = opts.exec && !opts.dry_run;
         adapter.allow_network = opts.exec || opts.allow_network;
         adapter.assume = opts.assume_commands;
+        let count_room = if opts.trace_counts_only {
+            opts.count_groups_hint
+        } else {
+            0
+        };
         match &opts.start_files {
             Some(v) => adapter.vfs = v.carried(),
             None => adapter.vfs.set_spill(&opts.spill),
@@ -430,7 +438,7 @@ impl<'h> Engine<'h> {
             handles: HashSet::default(),
             trace: Vec::new(),
             cur: TraceEvent::default(),
-            tallies: counts::Counts::default(),
+            tallies: counts::Counts::with_capacity(count_room),
             aggs: Vec::new(),
             results: Vec::new(),
             last_results: Vec::new(),

@@ -48,16 +48,28 @@ pub fn lookup(env: &dyn VarLookup, r: &VarRef) -> Option<Value> {
 /// [`lookup`], borrowing a value found under its whole name where the environment keeps it.
 pub fn lookup_ref<'e>(env: &'e dyn VarLookup, r: &VarRef) -> Option<Cow<'e, Value>> {
     let (ns, scope) = r.resolve_scope(env);
-    let mut lval = r.lval();
-    if let Some(v) = env.var_ref(&ns, &scope, &lval) {
+    lookup_parts(env, &ns, &scope, &r.name, &r.indices)
+}
+
+/// [`lookup_ref`] of the parts of a reference: the classic-array entry `name[i1][i2]…`, else the
+/// container holding the value, the longest prefix of the indices that names a variable, walked
+/// into with the rest.
+fn lookup_parts<'e, K: AsRef<str>>(
+    env: &'e dyn VarLookup,
+    ns: &str,
+    scope: &str,
+    name: &str,
+    indices: &[K],
+) -> Option<Cow<'e, Value>> {
+    let mut lval = super::varref::indexed_lval(name, indices);
+    if let Some(v) = env.var_ref(ns, scope, &lval) {
         return Some(v);
     }
-    // the container holding the value: the longest prefix of the indices that names a variable
-    for k in (0..r.indices.len()).rev() {
-        lval.truncate(lval.len() - r.indices[k].len() - 2);
-        if let Some(v) = env.var_ref(&ns, &scope, &lval) {
+    for k in (0..indices.len()).rev() {
+        lval.truncate(lval.len() - indices[k].as_ref().len() - 2);
+        if let Some(v) = env.var_ref(ns, scope, &lval) {
             if let Value::Data(d) = v.as_ref() {
-                return walk(d, &r.indices[k..]).map(|j| Cow::Owned(Value::Data(j)));
+                return walk(d, &indices[k..]).map(|j| Cow::Owned(Value::Data(j)));
             }
         }
     }
@@ -83,28 +95,7 @@ fn lookup_indexed<'e>(env: &'e dyn VarLookup, text: &str) -> Option<Cow<'e, Valu
     let bracket = super::find_byte(text, 0, b'[').unwrap_or(text.len());
     let (head, tail) = text.split_at(bracket);
     let (ns, scope, name) = split_name(env, head);
-    let indices = super::varref::index_texts(tail);
-    let len = name.len() + indices.iter().map(|i| i.len() + 2).sum::<usize>();
-    let mut lval = String::with_capacity(len);
-    lval.push_str(name);
-    for i in &indices {
-        lval.push('[');
-        lval.push_str(i);
-        lval.push(']');
-    }
-    if let Some(v) = env.var_ref(ns, scope, &lval) {
-        return Some(v);
-    }
-    // the container holding the value: the longest prefix of the indices that names a variable
-    for k in (0..indices.len()).rev() {
-        lval.truncate(lval.len() - indices[k].len() - 2);
-        if let Some(v) = env.var_ref(ns, scope, &lval) {
-            if let Value::Data(d) = v.as_ref() {
-                return walk(d, &indices[k..]).map(|j| Cow::Owned(Value::Data(j)));
-            }
-        }
-    }
-    None
+    lookup_parts(env, ns, scope, name, &super::varref::index_texts(tail))
 }
 
 /// `lookup(env, &VarRef::parse(text))`, without allocating the parts of `text`.

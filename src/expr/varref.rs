@@ -40,15 +40,7 @@ impl VarRef {
 
     /// The lval with indices, as classic arrays store it (`arr[k1][k2]`).
     pub fn lval(&self) -> String {
-        let len = self.name.len() + self.indices.iter().map(|i| i.len() + 2).sum::<usize>();
-        let mut s = String::with_capacity(len);
-        s.push_str(&self.name);
-        for i in &self.indices {
-            s.push('[');
-            s.push_str(i);
-            s.push(']');
-        }
-        s
+        indexed_lval(&self.name, &self.indices)
     }
 
     /// Namespace and scope this reference points at from the current frame of `env`.
@@ -64,6 +56,19 @@ impl VarRef {
         };
         (ns, scope)
     }
+}
+
+/// `name[i1][i2]…`, the lval classic arrays store an entry under.
+pub fn indexed_lval<K: AsRef<str>>(name: &str, indices: &[K]) -> String {
+    let len = name.len() + indices.iter().map(|i| i.as_ref().len() + 2).sum::<usize>();
+    let mut s = String::with_capacity(len);
+    s.push_str(name);
+    for i in indices {
+        s.push('[');
+        s.push_str(i.as_ref());
+        s.push(']');
+    }
+    s
 }
 
 /// Splits `[a][b c][d]` into `a`, `b c`, `d`; brackets nest (`[x[1]]` → `x[1]`).

@@ -79,6 +79,9 @@ pub struct Policy {
     lowered: Vec<std::sync::Arc<crate::eval::lowered::Lowered>>,
     /// Files its engines loaded through evaluated `inputs`, parsed once for every host.
     cache: std::sync::Arc<crate::eval::prefetch::FileCache>,
+    /// The most promise groups an engine of this policy counted for a brief result (see
+    /// [`Policy::count_groups_hint`]).
+    count_groups: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Policy {
@@ -113,7 +116,20 @@ impl Policy {
             files,
             lowered,
             cache: Default::default(),
+            count_groups: Default::default(),
         }
+    }
+
+    /// How many promise groups the brief results of this policy's engines counted at most so far:
+    /// the room the next one starts with.
+    pub fn count_groups_hint(&self) -> usize {
+        self.count_groups.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Remembers that an engine of this policy counted `n` promise groups.
+    pub fn keep_count_groups(&self, n: usize) {
+        self.count_groups
+            .fetch_max(n, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The entry file as given.

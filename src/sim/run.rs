@@ -257,6 +257,9 @@ pub fn simulate_policy(
             brief_without_classes: o.brief_without_classes,
             counts: e.opts.trace_counts_only.then_some(&e.tallies),
         };
+        if e.opts.trace_counts_only {
+            policy.keep_count_groups(e.tallies.groups());
+        }
         crate::eval::result::build(&e.ctx, &e.trace, &facts)
     });
     let timeline = o.timeline.as_ref().map(|_| {
@@ -421,6 +424,7 @@ pub fn run_engine<'h>(
         trace_calls: printed || o.timeline.is_some(),
         // the brief result counts outcomes only (see eval::result::RunFacts::brief)
         trace_counts_only: o.brief_result && !printed && o.timeline.is_none(),
+        count_groups_hint: policy.count_groups_hint(),
         limits: o.limits.unwrap_or_default(),
         allow_network: o.allow_network,
         henc_modules: o.henc_modules.clone(),
