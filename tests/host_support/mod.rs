@@ -119,3 +119,15 @@ pub fn var_value<'a>(rows: &'a [String], name: &str) -> Option<&'a str> {
 pub fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
+
+/// Whether cf-agent 3.21's answer for `iprange(range)` is not reproducible from run to run: for an
+/// IPv6 range written with a dash (`fd00::1-3`), `FuzzySetMatch` scans 8 `:`-separated fields and
+/// moves its pointer past the end of the range string once the string has fewer fields (the `::`
+/// and the last field), so the remaining fields are read from whatever memory follows the string.
+/// Measured here: 3 runs in 100 gave another answer for `c_35`, and one CI run printed both `yes`
+/// and `no` for it (the class expression was evaluated again in a later pass with another result).
+/// cfsim reads the missing fields as empty (the answer the agent gives most of the time); the live
+/// comparisons print a note for these cases instead of failing, and compare every other case.
+pub fn agent_iprange_reads_past_end(range: &str) -> bool {
+    range.contains(':') && range.contains('-') && !range.contains('/')
+}
