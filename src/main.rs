@@ -4,9 +4,11 @@ use std::process::ExitCode;
 
 use cfsim::cli;
 
-/// mimalloc rather than glibc's malloc: see Cargo.toml for the measurements.
+mod alloc;
+
+/// mimalloc rather than glibc's malloc: see Cargo.toml for the measurements, `alloc` for the calls.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::MiMalloc = alloc::MiMalloc;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]

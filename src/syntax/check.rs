@@ -305,7 +305,7 @@ impl BlockChecker {
                 return out;
             }
         };
-        let Some(attr) = tables::promise_attr(bundle_type, promise_type, lval) else {
+        let Some(attr) = tables::spec_attr(spec, lval) else {
             out.error(
                 Anchor::LvalEnd,
                 0,

@@ -133,14 +133,13 @@ fn undefined_bodies(m: &Merged<'_>) -> Vec<Error> {
     };
     let mut out = Vec::new();
     for (i, f, b, s, p) in promises(m) {
-        let PromiseTypeLookup::BuiltIn(_) =
+        let PromiseTypeLookup::BuiltIn(spec) =
             tables::lookup_promise_type(&b.bundle_type, &s.promise_type)
         else {
             continue;
         };
         for c in &p.constraints {
-            let is_body = tables::promise_attr(&b.bundle_type, &s.promise_type, &c.lval)
-                .is_some_and(|a| a.ty == DataType::Body);
+            let is_body = tables::spec_attr(spec, &c.lval).is_some_and(|a| a.ty == DataType::Body);
             let full = match &c.rval {
                 Rval::Scalar(s) if is_body => s.value.as_str(),
                 Rval::Call(call) if is_body => call.name.as_str(),

@@ -327,8 +327,9 @@ pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseType
 
 type HashMap<K, V> = std::collections::HashMap<K, V, crate::eval::fasthash::FastState>;
 
-/// The attribute `lval` of the built-in promise type `spec` (a hashed index per promise type, built once).
-fn spec_attr(spec: &'static PromiseTypeSpec, lval: &str) -> Option<&'static AttrSpec> {
+/// The attribute `lval` of the built-in promise type `spec` (a hashed index per promise type, built once):
+/// for a caller that already looked the promise type up.
+pub fn spec_attr(spec: &'static PromiseTypeSpec, lval: &str) -> Option<&'static AttrSpec> {
     static INDEX: std::sync::OnceLock<AttrIndex> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| attr_index(PROMISE_TYPES.iter().map(|p| (p.name, p.attrs))));
     index.get(spec.name)?.get(lval).copied()

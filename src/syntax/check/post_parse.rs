@@ -153,7 +153,8 @@ pub fn post_parse_promise(
     constraints: &[(&str, RvalShape<'_>)],
 ) -> Vec<PostParseError> {
     let mut out = Vec::new();
-    if tables::lookup_promise_type(bundle_type, promise_type) == PromiseTypeLookup::Custom {
+    let PromiseTypeLookup::BuiltIn(spec) = tables::lookup_promise_type(bundle_type, promise_type)
+    else {
         if tables::promise_type(promise_type).is_some() {
             out.push(error(
                 PostParseLine::Guard,
@@ -163,9 +164,9 @@ pub fn post_parse_promise(
             ));
         }
         return out;
-    }
+    };
     for (i, (lval, rval)) in constraints.iter().enumerate() {
-        let Some(attr) = tables::promise_attr(bundle_type, promise_type, lval) else {
+        let Some(attr) = tables::spec_attr(spec, lval) else {
             continue;
         };
         if !shape_fits(lval, rval, attr.ty) {
