@@ -141,7 +141,8 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let mut seen: Vec<PathBuf> = vec![normalize(Path::new(entry))];
+    let mut seen: std::collections::HashSet<PathBuf, crate::eval::fasthash::FastState> =
+        [normalize(Path::new(entry))].into_iter().collect();
     let inputs = literal_inputs_marked(&first.policy);
     let mut out = vec![first];
     load_inputs(&dir, inputs, &mut seen, &mut out)?;
@@ -152,7 +153,7 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
 fn load_inputs(
     dir: &Path,
     inputs: Vec<(String, bool)>,
-    seen: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf, crate::eval::fasthash::FastState>,
     out: &mut Vec<Loaded>,
 ) -> Result<(), LoadError> {
     for (inp, lenient) in inputs {
@@ -168,7 +169,7 @@ fn load_inputs(
         if lenient && std::fs::metadata(&p).is_err() {
             continue;
         }
-        seen.push(key);
+        seen.insert(key);
         if out.len() >= MAX_FILES {
             return Err(LoadError::TooManyFiles);
         }
@@ -188,8 +189,9 @@ fn join_like_cf(dir: &Path, inp: &str) -> PathBuf {
     }
 }
 
-/// Lexical normalisation (`a/./b/../c` → `a/c`) used to load each file once.
-fn normalize(p: &Path) -> PathBuf {
+/// Lexical normalisation (`a/./b/../c` → `a/c`) used to load each file once (here and by the
+/// engine's loader).
+pub fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

@@ -6,7 +6,11 @@
 //! loaded) is then resolved once more as a whole. Files already loaded (same normalised path) are
 //! skipped. Variables enter the agent's table in this order, which decides classic array orders.
 
-use std::path::{Component, Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::fasthash::FastState;
+use crate::load::normalize;
 
 use super::output::LogLevel;
 use super::Engine;
@@ -14,22 +18,6 @@ use crate::syntax::ast::Rval;
 
 /// Deepest nesting of files loading files.
 pub const MAX_LOAD_DEPTH: usize = 64;
-
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
 
 /// An `inputs` entry joined to the entry file's directory (`./x.cf` when that is the working directory).
 fn full_path(entry_dir: &Path, input: &str) -> PathBuf {
@@ -76,6 +64,8 @@ fn expandable(s: &str) -> bool {
 struct LoadState {
     /// File indices in merge order (a file, then what it loaded).
     order: Vec<usize>,
+    /// The files in `order` (asked for every input entry: a set, not a scan of `order`).
+    ordered: HashSet<usize, FastState>,
     entry_dir: PathBuf,
     failed: bool,
     /// Parses the files an `inputs` list names ahead, on a second thread.
@@ -83,8 +73,9 @@ struct LoadState {
     prefetch: Option<super::prefetch::Prefetcher>,
     /// Whether a prefetcher may be started (more than one CPU; cleared when it could not start).
     can_prefetch: bool,
-    /// Normalised path of every file in the engine, by file index.
-    known: Vec<PathBuf>,
+    /// Normalised path of every file in the engine → its file index (the first, for a path loaded
+    /// twice): one lookup per input entry, not a scan of every file.
+    known: HashMap<PathBuf, usize, FastState>,
     /// Input files that do not exist, skipped under `ignore_missing_inputs`.
     missing: Vec<String>,
 }
@@ -95,6 +86,7 @@ impl Engine<'_> {
     pub fn load_policy(&mut self, entry: &str) -> bool {
         let mut st = LoadState {
             order: Vec::new(),
+            ordered: HashSet::default(),
             entry_dir: Path::new(entry)
                 .parent()
                 .map(Path::to_path_buf)
@@ -102,13 +94,12 @@ impl Engine<'_> {
             failed: false,
             prefetch: None,
             can_prefetch: super::prefetch::Prefetcher::available(),
-            known: self
-                .files
-                .iter()
-                .map(|f| normalize(Path::new(&f.path)))
-                .collect(),
+            known: HashMap::default(),
             missing: Vec::new(),
         };
+        for (i, f) in self.files.iter().enumerate() {
+            st.known.entry(normalize(Path::new(&f.path))).or_insert(i);
+        }
         self.load_file(0, &mut st, 0);
         st.prefetch = None;
         // the agent then hashes the policy files it was given, missing ones included
@@ -123,7 +114,7 @@ impl Engine<'_> {
         }
         // files loaded up front (literal inputs) that no active `inputs` reached stay at the end
         for i in 0..self.files.len() {
-            if !st.order.contains(&i) {
+            if st.ordered.insert(i) {
                 st.order.push(i);
             }
         }
@@ -180,7 +171,14 @@ impl Engine<'_> {
 
     /// Puts bundles and bodies in the merged policy's order.
     fn merge_order(&mut self, order: &[usize]) {
-        let rank = |f: usize| order.iter().position(|&x| x == f).unwrap_or(usize::MAX);
+        // each file's first place in `order`, looked up per bundle and body (not a scan of `order`)
+        let mut ranks = vec![usize::MAX; self.files.len()];
+        for (r, &f) in order.iter().enumerate().rev() {
+            if let Some(slot) = ranks.get_mut(f) {
+                *slot = r;
+            }
+        }
+        let rank = |f: usize| ranks.get(f).copied().unwrap_or(usize::MAX);
         self.bundles.sort_by_key(|b| rank(b.file));
         self.reorder_bodies(|b| rank(b.file));
     }
@@ -188,6 +186,7 @@ impl Engine<'_> {
     /// Resolves file `file` (already in the engine), then loads its inputs.
     fn load_file(&mut self, file: usize, st: &mut LoadState, depth: usize) {
         st.order.push(file);
+        st.ordered.insert(file);
         self.policy_resolve_files(Some(&[file]));
         if depth >= MAX_LOAD_DEPTH {
             self.log(
@@ -224,9 +223,10 @@ impl Engine<'_> {
     /// The `inputs` list of the first `body <body_type> control` of `file` whose class guard holds.
     fn active_inputs(&mut self, file: usize, body_type: &str) -> Option<Vec<Rval>> {
         let body = self
+            .file_defs(file)
             .bodies
             .iter()
-            .find(|b| b.file == file && b.name == "control" && b.body.body_type == body_type)
+            .find(|b| b.name == "control" && b.body.body_type == body_type)
             .cloned()?;
         self.cur_file = file;
         for a in &body.body.attrs {
@@ -256,7 +256,7 @@ impl Engine<'_> {
                 let p = full_path(&st.entry_dir, &input);
                 let path = p.to_string_lossy().into_owned();
                 let cached = self.file_cache.as_ref().is_some_and(|c| c.contains(&path));
-                if !cached && !st.known.contains(&normalize(&p)) {
+                if !cached && !st.known.contains_key(&normalize(&p)) {
                     paths.push(path);
                 }
             }
@@ -321,9 +321,9 @@ impl Engine<'_> {
     fn load_path(&mut self, input: &str, st: &mut LoadState, depth: usize) {
         let p = full_path(&st.entry_dir, input);
         let key = normalize(&p);
-        let known = st.known.iter().position(|k| *k == key);
+        let known = st.known.get(&key).copied();
         let index = match known {
-            Some(i) if st.order.contains(&i) => return,
+            Some(i) if st.ordered.contains(&i) => return,
             Some(i) => i,
             None if std::fs::metadata(&p).is_err() && self.ignores_missing_inputs() => {
                 st.missing.push(p.to_string_lossy().into_owned());
@@ -331,7 +331,7 @@ impl Engine<'_> {
             }
             None => match self.load_new(&p.to_string_lossy(), st.prefetch.as_ref()) {
                 Some(i) => {
-                    st.known.push(key);
+                    st.known.entry(key).or_insert(i);
                     i
                 }
                 None => {

@@ -274,6 +274,13 @@ impl Outcome {
     }
 }
 
+/// One file's definitions (see [`Engine::file_defs`]).
+#[derive(Debug, Default)]
+pub struct FileDefs {
+    pub bundles: Vec<std::sync::Arc<BundleDef>>,
+    pub bodies: Vec<std::sync::Arc<BodyDef>>,
+}
+
 /// The whole state of one run.
 pub struct Engine<'h> {
     pub ctx: Context,
@@ -286,6 +293,9 @@ pub struct Engine<'h> {
     pub bodies: Vec<std::sync::Arc<BodyDef>>,
     /// Positions in `bodies` by a hash of (namespace, name), ascending (see [`Engine::find_body`]).
     body_index: std::collections::HashMap<u64, Vec<usize>, fasthash::FastState>,
+    /// Each file's bundles and bodies in source order, by file index (not reordered by the merge):
+    /// a loading round or an `inputs` lookup reads its file's definitions without scanning all.
+    file_defs: Vec<FileDefs>,
     pub host: HostAdapter<'h>,
     pub cache: FnCache,
     pub out: Output,
@@ -429,6 +439,7 @@ impl<'h> Engine<'h> {
             bundles: Vec::new(),
             bodies: Vec::new(),
             body_index: Default::default(),
+            file_defs: Vec::new(),
             host: adapter,
             cache: FnCache::default(),
             out: Output::new(level),
@@ -503,7 +514,20 @@ impl<'h> Engine<'h> {
                 .push(self.bodies.len());
             self.bodies.push(std::sync::Arc::clone(b));
         }
+        self.file_defs.push(FileDefs {
+            bundles: l.bundles.clone(),
+            bodies: l.bodies.clone(),
+        });
         self.files.push(std::sync::Arc::clone(&l.file));
+    }
+
+    /// The bundles and bodies of file `file`, in source order (empty for an unknown index).
+    pub fn file_defs(&self, file: usize) -> &FileDefs {
+        static NONE: FileDefs = FileDefs {
+            bundles: Vec::new(),
+            bodies: Vec::new(),
+        };
+        self.file_defs.get(file).unwrap_or(&NONE)
     }
 
     /// Sorts the bodies by `rank` (stable) and indexes their new positions.

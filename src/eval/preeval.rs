@@ -67,7 +67,7 @@ impl Engine<'_> {
             None => self.bundles.clone(),
             Some(fs) => fs
                 .iter()
-                .flat_map(|f| self.bundles.iter().filter(move |b| b.file == *f).cloned())
+                .flat_map(|&f| self.file_defs(f).bundles.iter().cloned())
                 .collect(),
         }
     }

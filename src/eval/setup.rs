@@ -152,10 +152,11 @@ impl Engine<'_> {
                 .collect(),
             Some(fs) => fs
                 .iter()
-                .flat_map(|f| {
-                    self.bodies
+                .flat_map(|&f| {
+                    self.file_defs(f)
+                        .bodies
                         .iter()
-                        .filter(move |b| b.file == *f && b.name == "control")
+                        .filter(|b| b.name == "control")
                         .cloned()
                 })
                 .collect(),

@@ -7,7 +7,8 @@
 
 use super::ast::{Body, Bundle, Promise, Rval, Section};
 use super::tables::{self, DataType, PromiseTypeLookup};
-use super::validate::{constraint_end, usebundle_arity};
+use super::validate::{constraint_end, usebundle_arity, Callees};
+use crate::eval::fasthash::FastState;
 use crate::source::SourceFile;
 
 /// How cf-promises was asked to check.
@@ -86,7 +87,7 @@ fn promises<'a>(
 }
 
 fn arity_errors(m: &Merged<'_>) -> Vec<Error> {
-    let all: Vec<&Bundle> = m.bundles.iter().map(|(b, _)| *b).collect();
+    let all = Callees::new(m.bundles.iter().map(|(b, _)| *b));
     let mut out = Vec::new();
     for (i, f, _, s, p) in promises(m) {
         if s.promise_type != "methods" {
@@ -124,12 +125,21 @@ fn uncommented(m: &Merged<'_>) -> Vec<Error> {
 /// Body-typed attributes of built-in promise types (not of custom ones, recorded) naming no body of that
 /// type: an unqualified name may be in any namespace, `ns:name` only in `ns`.
 fn undefined_bodies(m: &Merged<'_>) -> Vec<Error> {
+    // (body type, name as written without a namespace prefix) → the namespaces defining it: one
+    // lookup per body-typed constraint (linear in the policy, not constraints × bodies)
+    let mut bodies: std::collections::HashMap<(&str, &str), Vec<&str>, FastState> =
+        Default::default();
+    for b in &m.bodies {
+        let written = b.name.rsplit_once(':').map_or(b.name.as_str(), |(_, s)| s);
+        bodies
+            .entry((b.body_type.as_str(), written))
+            .or_default()
+            .push(b.namespace.as_str());
+    }
     let defined = |ty: &str, ns: Option<&str>, name: &str| {
-        m.bodies.iter().any(|b| {
-            // a name written with a namespace prefix is compared without it
-            let written = b.name.rsplit_once(':').map_or(b.name.as_str(), |(_, s)| s);
-            b.body_type == ty && written == name && ns.is_none_or(|ns| ns == b.namespace)
-        })
+        bodies
+            .get(&(ty, name))
+            .is_some_and(|nss| ns.is_none_or(|ns| nss.contains(&ns)))
     };
     let mut out = Vec::new();
     for (i, f, b, s, p) in promises(m) {

@@ -313,6 +313,8 @@ pub fn post_parse_checks(files: &[(&Policy, &SourceFile)]) -> Vec<(usize, Diagno
     }
     // Per bundle: reserved names, then each promise.
     let mut first_file_start: Vec<(usize, Diagnostic)> = Vec::new();
+    // the callees of each file's `usebundle` calls, indexed when the file's first methods promise is met
+    let mut callees: std::collections::HashMap<usize, Callees<'_>> = Default::default();
     for (i, b) in &bundles {
         let Some((_, file)) = files.get(*i) else {
             continue;
@@ -348,12 +350,11 @@ pub fn post_parse_checks(files: &[(&Policy, &SourceFile)]) -> Vec<(usize, Diagno
                     out.push(at_line(*i, off, e.message));
                 }
                 if s.promise_type == "methods" {
-                    let same_file: Vec<&Bundle> = files
-                        .get(*i)
-                        .map(|(p, _)| p.bundles.iter().collect())
-                        .unwrap_or_default();
+                    let same_file = callees.entry(*i).or_insert_with(|| {
+                        Callees::new(files.get(*i).into_iter().flat_map(|(p, _)| &p.bundles))
+                    });
                     for c in &p.constraints {
-                        if let Some(msg) = usebundle_arity(c, &same_file) {
+                        if let Some(msg) = usebundle_arity(c, same_file) {
                             out.push(at_line(*i, constraint_end(c, file), msg));
                         }
                     }
@@ -412,20 +413,54 @@ pub fn post_parse_checks(files: &[(&Policy, &SourceFile)]) -> Vec<(usize, Diagno
 
 /// The arity error of a `usebundle => NAME(args)` constraint whose callee is one of `bundles` (an agent
 /// bundle first, then a common one).
-pub fn usebundle_arity(c: &Constraint, bundles: &[&Bundle]) -> Option<String> {
+pub fn usebundle_arity(c: &Constraint, callees: &Callees<'_>) -> Option<String> {
     let Rval::Call(call) = &c.rval else {
         return None;
     };
     if c.lval != "usebundle" {
         return None;
     }
-    let named = |ty: &str| {
-        bundles.iter().find(|b| {
-            b.bundle_type == ty && check::bundle_call_name(&b.namespace, &b.name) == call.name
-        })
-    };
-    let callee = named("agent").or_else(|| named("common"))?;
+    let callee = callees.get(&call.name)?;
     check::bundle_arity(&call.name, call.args.len(), callee.params.len())
+}
+
+/// The bundles a `usebundle` call can name, by the name the call uses ([`check::bundle_call_name`]):
+/// the first agent bundle of that name, else the first common bundle. Built once per bundle list, so
+/// checking a call is one lookup (costs linear in the policy, not calls × bundles).
+#[derive(Default)]
+pub struct Callees<'a> {
+    /// call name → (first agent bundle, first common bundle)
+    by_name: std::collections::HashMap<
+        String,
+        [Option<&'a Bundle>; 2],
+        crate::eval::fasthash::FastState,
+    >,
+}
+
+impl<'a> Callees<'a> {
+    pub fn new(bundles: impl IntoIterator<Item = &'a Bundle>) -> Callees<'a> {
+        let mut out = Callees::default();
+        for b in bundles {
+            let slot = match b.bundle_type.as_str() {
+                "agent" => 0,
+                "common" => 1,
+                _ => continue,
+            };
+            let entry = out
+                .by_name
+                .entry(check::bundle_call_name(&b.namespace, &b.name))
+                .or_default();
+            if let Some(e @ None) = entry.get_mut(slot) {
+                *e = Some(b);
+            }
+        }
+        out
+    }
+
+    fn get(&self, call: &str) -> Option<&'a Bundle> {
+        let [agent, common] = self.by_name.get(call)?;
+        agent.or(*common)
+    }
 }
 
 /// Offset on the line where a constraint ends (after the rval, or the token after a bare rval).
