@@ -83,6 +83,9 @@ pub struct Context {
     /// The classic array entries (their lvals `name[...]`) per `(namespace, scope, array name)`, so that
     /// the functions reading an array visit its entries, not the whole table.
     arrays: FastIndexMap<VarKey, Vec<String>>,
+    /// The array names of `arrays` per scope, keyed `(namespace, scope, "")`: clearing a bundle's
+    /// arrays (every methods call) reads its own, not the whole table.
+    scope_arrays: FastIndexMap<VarKey, Vec<String>>,
     /// The agent's iteration order of its global class table (hard and soft classes, keys `ns:name`,
     /// see [`super::classtable`]); hard classes enter it lazily, in `hard` order, up to `hard_in_order`.
     class_order: MapOrder,
@@ -129,7 +132,17 @@ impl Context {
                 let h = var_hash(ns, scope, lval);
                 if let Some(a) = array_of(v.key()) {
                     let lval = v.key().2.clone();
-                    self.arrays.entry(a).or_default().push(lval);
+                    match self.arrays.entry(a) {
+                        indexmap::map::Entry::Occupied(mut o) => o.get_mut().push(lval),
+                        indexmap::map::Entry::Vacant(new) => {
+                            let (ns, scope, name) = new.key();
+                            self.scope_arrays
+                                .entry((ns.clone(), scope.clone(), String::new()))
+                                .or_default()
+                                .push(name.clone());
+                            new.insert(vec![lval]);
+                        }
+                    }
                 }
                 let pos = v.index();
                 v.insert(VarEntry { value, tags });
@@ -138,40 +151,42 @@ impl Context {
         }
     }
 
-    /// Removes a variable (bundle parameters after the call).
-    pub fn remove_var(&mut self, key: &VarKey) {
-        if let Some((pos, _, _)) = self.vars.shift_remove_full(key) {
-            self.table.remove(var_hash(&key.0, &key.1, &key.2), pos);
-            if let Some(a) = array_of(key) {
-                if let Some(m) = self.arrays.get_mut(&a) {
-                    m.retain(|l| *l != key.2);
-                }
+    /// Takes the variable at map position `pos` out: the map's last entry fills the hole (one bucket
+    /// of the agent's table each), so removing k variables costs k whatever the size of the table.
+    /// The arrays index is the caller's to update.
+    fn swap_out(&mut self, pos: usize) -> Option<VarKey> {
+        let last = self.vars.len().checked_sub(1)?;
+        let (key, _) = self.vars.swap_remove_index(pos)?;
+        self.table.forget(var_hash(&key.0, &key.1, &key.2), pos);
+        if pos != last {
+            if let Some(((ns, scope, lval), _)) = self.vars.get_index(pos) {
+                self.table.moved(var_hash(ns, scope, lval), last, pos);
             }
         }
+        Some(key)
     }
 
-    /// Removes the variables `keys` (those that exist) in one pass over the table: linear in the size
-    /// of the table, where removing them one by one costs a pass each (100,000 parameters of a methods
-    /// call took minutes).
+    /// Removes a variable (bundle parameters after the call).
+    pub fn remove_var(&mut self, key: &VarKey) {
+        self.remove_vars(std::slice::from_ref(key));
+    }
+
+    /// Removes the variables `keys` (those that exist): each costs one lookup and one bucket of the
+    /// agent's table, and the arrays index is updated once per array touched (100,000 parameters of
+    /// a methods call, or a cleared array per call of a bundle, cost linear time).
     pub fn remove_vars(&mut self, keys: &[VarKey]) {
-        let mut gone: Vec<usize> = keys
-            .iter()
-            .filter_map(|k| self.vars.get_index_of(k))
-            .collect();
-        if gone.is_empty() {
-            return;
-        }
-        gone.sort_unstable();
-        gone.dedup();
         // the array entries removed, per array: one pass over each array's members
         let mut from_arrays: FastIndexMap<VarKey, std::collections::HashSet<String>> =
             FastIndexMap::default();
-        for &pos in &gone {
-            let Some((key, _)) = self.vars.get_index(pos) else {
+        for k in keys {
+            let Some(pos) = self.vars.get_index_of(k) else {
                 continue;
             };
-            if let Some(a) = array_of(key) {
-                from_arrays.entry(a).or_default().insert(key.2.clone());
+            let Some(key) = self.swap_out(pos) else {
+                continue;
+            };
+            if let Some(a) = array_of(&key) {
+                from_arrays.entry(a).or_default().insert(key.2);
             }
         }
         for (a, lvals) in from_arrays {
@@ -179,26 +194,18 @@ impl Context {
                 m.retain(|l| !lvals.contains(l));
             }
         }
-        let mut i = 0;
-        let mut next = 0;
-        self.vars.retain(|_, _| {
-            let drop = gone.get(next) == Some(&i);
-            if drop {
-                next += 1;
-            }
-            i += 1;
-            !drop
-        });
-        self.table.remove_many(&gone);
     }
 
     /// Removes the classic array entries (`name[...]`) of bundle `ns:bundle`.
     pub fn clear_arrays(&mut self, ns: &str, bundle: &str) {
-        let gone: Vec<VarKey> = self
-            .vars
-            .keys()
-            .filter(|(n, s, l)| n == ns && s == bundle && l.contains('['))
-            .cloned()
+        let Some(names) = self.scope_arrays.get(&VarKeyRef(ns, bundle, "")) else {
+            return;
+        };
+        let gone: Vec<VarKey> = names
+            .iter()
+            .filter_map(|name| self.arrays.get(&VarKeyRef(ns, bundle, name)))
+            .flatten()
+            .map(|lval| (ns.to_string(), bundle.to_string(), lval.clone()))
             .collect();
         self.remove_vars(&gone);
     }
@@ -683,9 +690,21 @@ mod tests {
             }
             check(&c);
         }
+        let entries = |c: &Context, scope: &str| {
+            c.vars
+                .keys()
+                .filter(|k| k.1 == scope && k.2.contains('['))
+                .count()
+        };
+        let s2 = entries(&c, "s2");
+        assert!(entries(&c, "s1") > 0 && s2 > 0);
         c.clear_arrays("default", "s1");
         check(&c);
         assert!(!c.has_array("default", "s1", "a"));
+        // every entry of the scope's arrays went (the plain variables stayed), none of another scope
+        assert_eq!(entries(&c, "s1"), 0);
+        assert_eq!(entries(&c, "s2"), s2);
+        assert!(c.vars.keys().any(|k| k.1 == "s1" && !k.2.contains('[')));
     }
 
     fn ctx() -> Context {

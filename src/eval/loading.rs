@@ -179,7 +179,7 @@ impl Engine<'_> {
             }
         }
         let rank = |f: usize| ranks.get(f).copied().unwrap_or(usize::MAX);
-        self.bundles.sort_by_key(|b| rank(b.file));
+        self.reorder_bundles(|b| rank(b.file));
         self.reorder_bodies(|b| rank(b.file));
     }
 

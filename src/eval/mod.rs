@@ -286,8 +286,11 @@ pub struct Engine<'h> {
     pub ctx: Context,
     pub files: Vec<std::sync::Arc<SourceFile>>,
     /// Shared so that evaluation can hold a bundle while mutating the engine, and shared between the
-    /// engines of one policy (see [`lowered`]): no AST copies.
+    /// engines of one policy (see [`lowered`]): no AST copies. Change only through
+    /// [`Engine::add_lowered`] and [`Engine::reorder_bundles`], which keep `bundle_index` in step.
     pub bundles: Vec<std::sync::Arc<BundleDef>>,
+    /// Positions in `bundles` by a hash of (namespace, name), ascending (see [`Engine::find_bundle`]).
+    bundle_index: std::collections::HashMap<u64, Vec<usize>, fasthash::FastState>,
     /// Change only through [`Engine::add_lowered`] and [`Engine::reorder_bodies`], which keep
     /// `body_index` in step.
     pub bodies: Vec<std::sync::Arc<BodyDef>>,
@@ -439,6 +442,7 @@ impl<'h> Engine<'h> {
             bundles: Vec::new(),
             bodies: Vec::new(),
             body_index: Default::default(),
+            bundle_index: Default::default(),
             file_defs: Vec::new(),
             host: adapter,
             cache: FnCache::default(),
@@ -502,6 +506,10 @@ impl<'h> Engine<'h> {
                 name: b.name.clone(),
                 tags: Vec::new(),
             });
+            self.bundle_index
+                .entry(body_key(&b.ns, &b.name))
+                .or_default()
+                .push(self.bundles.len());
             self.bundles.push(std::sync::Arc::clone(b));
         }
         for (name, attrs) in &l.promise_types {
@@ -530,6 +538,30 @@ impl<'h> Engine<'h> {
         self.file_defs.get(file).unwrap_or(&NONE)
     }
 
+    /// Sorts the bundles by `rank` (stable), the context's bundle list (what `bundlesmatching()`
+    /// walks, with the tags) in the same order, and indexes their new positions.
+    pub fn reorder_bundles(&mut self, rank: impl Fn(&BundleDef) -> usize) {
+        let mut order: Vec<usize> = (0..self.bundles.len()).collect();
+        order.sort_by_key(|&i| self.bundles.get(i).map_or(usize::MAX, |b| rank(b)));
+        let defs = std::mem::take(&mut self.bundles);
+        self.bundles = order.iter().filter_map(|&i| defs.get(i).cloned()).collect();
+        // one entry per bundle, pushed together by `add_lowered`
+        if self.ctx.bundles.len() == defs.len() {
+            let infos = std::mem::take(&mut self.ctx.bundles);
+            self.ctx.bundles = order
+                .iter()
+                .filter_map(|&i| infos.get(i).cloned())
+                .collect();
+        }
+        self.bundle_index.clear();
+        for (i, b) in self.bundles.iter().enumerate() {
+            self.bundle_index
+                .entry(body_key(&b.ns, &b.name))
+                .or_default()
+                .push(i);
+        }
+    }
+
     /// Sorts the bodies by `rank` (stable) and indexes their new positions.
     pub fn reorder_bodies(&mut self, rank: impl Fn(&BodyDef) -> usize) {
         self.bodies.sort_by_key(|b| rank(b));
@@ -552,16 +584,29 @@ impl<'h> Engine<'h> {
 
     /// Finds a bundle by namespace and name, agent bundles before common ones.
     pub fn find_bundle(&self, ns: &str, name: &str) -> Option<usize> {
-        let hit = |t: &str| {
+        // the first in policy order of each kind, as a scan of `bundles` finds it
+        let same: &[usize] = self
+            .bundle_index
+            .get(&body_key(ns, name))
+            .map_or(&[], Vec::as_slice);
+        let named = |i: &&usize| {
             self.bundles
-                .iter()
-                .position(|b| b.ns == ns && b.name == name && b.bundle.bundle_type == t)
+                .get(**i)
+                .is_some_and(|b| b.ns == ns && b.name == name)
         };
-        hit("agent").or_else(|| hit("common")).or_else(|| {
-            self.bundles
-                .iter()
-                .position(|b| b.ns == ns && b.name == name)
-        })
+        let hit = |t: &str| {
+            same.iter()
+                .filter(named)
+                .find(|&&i| {
+                    self.bundles
+                        .get(i)
+                        .is_some_and(|b| b.bundle.bundle_type == t)
+                })
+                .copied()
+        };
+        hit("agent")
+            .or_else(|| hit("common"))
+            .or_else(|| same.iter().find(named).copied())
     }
 
     /// Finds a body of `body_type` by its written name, from namespace `ns`.

@@ -63,8 +63,10 @@ fn split_indices(s: &str) -> Vec<&str> {
     out
 }
 
-/// The simulated table. Entries are positions in the context's variable map (kept in step by the
-/// caller: removing position `i` shifts the later ones down, as `IndexMap::shift_remove` does).
+/// The simulated table. Entries are positions in the context's variable map, kept in step by the
+/// caller: a removal there moves the map's last entry into the hole (`IndexMap::swap_remove`), which
+/// the caller reports with [`AgentTable::forget`] and [`AgentTable::moved`] — one bucket each, so
+/// removing k variables costs k, not the size of the table.
 #[derive(Debug, Clone, Default)]
 pub struct AgentTable {
     map: LibMap<usize>,
@@ -77,26 +79,17 @@ impl AgentTable {
         self.map.insert(h, pos);
     }
 
-    /// Forgets the entry of hash `h` at position `pos`; later positions move down by one.
-    pub fn remove(&mut self, h: u32, pos: usize) {
+    /// Forgets the entry of hash `h` at map position `pos`; the other positions stay as they are.
+    pub fn forget(&mut self, h: u32, pos: usize) {
         self.map.remove(h, |&p| p == pos);
-        self.map.for_each_mut(|p| {
-            if *p > pos {
-                *p -= 1;
-            }
-        });
     }
 
-    /// Forgets the entries at the positions `gone` (sorted, distinct) in one pass: what as many calls
-    /// of [`AgentTable::remove`] do, in linear time. Later positions move down by the number of removed
-    /// positions before them.
-    pub fn remove_many(&mut self, gone: &[usize]) {
-        if gone.is_empty() {
-            return;
+    /// The entry of hash `h` moved from map position `from` to `to` (the caller's map filled a hole
+    /// with its last entry): same place in the iteration order.
+    pub fn moved(&mut self, h: u32, from: usize, to: usize) {
+        if let Some(p) = self.map.get_mut(h, |&p| p == from) {
+            *p = to;
         }
-        self.map.remove_all(|p| gone.binary_search(p).is_ok());
-        self.map
-            .for_each_mut(|p| *p -= gone.partition_point(|&g| g < *p));
     }
 
     /// Where the entry of hash `h` at map position `pos` comes in the iteration order (a sortable key).
@@ -147,15 +140,14 @@ mod tests {
             buckets.windows(2).all(|w| w[0] <= w[1]),
             "256 buckets in order"
         );
-        t.remove(hash_of(3), 3);
+        // the map's last entry (179) fills the hole at 3
+        t.forget(hash_of(3), 3);
+        t.moved(hash_of(179), 179, 3);
         let mut all = Vec::new();
         t.visit(&mut |p| all.push(p));
         assert_eq!(all.len(), 179);
-        assert_eq!(
-            all.iter().max(),
-            Some(&178),
-            "positions after the removed one move down"
-        );
+        assert_eq!(all.iter().max(), Some(&178), "the last position moved");
+        assert!(all.contains(&3), "into the hole");
     }
 
     #[test]
@@ -171,8 +163,10 @@ mod tests {
     }
 
     #[test]
-    fn removing_many_at_once_equals_removing_one_by_one() {
-        // tables of several sizes (array mode, hashed, with shrinking), random removal sets
+    fn swap_removals_keep_the_agents_order() {
+        // the reference: removing position p shifts the later positions down (a `Vec` of names and
+        // the table renumbered); the swap form must give the same names in the same order, with the
+        // same bucket count, after every removal (array mode, hashed, shrinking)
         let mut seed = 12345u64;
         let mut rnd = move || {
             seed ^= seed << 13;
@@ -181,29 +175,39 @@ mod tests {
             seed
         };
         for size in [5usize, 14, 15, 100, 400, 1000] {
-            for _ in 0..20 {
+            for _ in 0..10 {
                 let names: Vec<String> = (0..size)
                     .map(|i| format!("v{i}_{}", rnd() % 1000))
                     .collect();
-                let hash_of = |p: usize| h(&names[p]);
-                let mut a = AgentTable::default();
-                for i in 0..size {
-                    a.insert(hash_of(i), i);
+                let mut shifted = AgentTable::default();
+                for (i, n) in names.iter().enumerate() {
+                    shifted.insert(h(n), i);
                 }
-                let mut b = a.clone();
-                let mut gone: Vec<usize> = (0..size).filter(|_| rnd() % 3 == 0).collect();
-                gone.dedup();
-                // one by one, highest position first so the others keep their numbers
-                for &p in gone.iter().rev() {
-                    a.remove(hash_of(p), p);
+                let mut swapped = shifted.clone();
+                let (mut by_shift, mut by_swap) = (names.clone(), names.clone());
+                while !by_shift.is_empty() && rnd() % 8 != 0 {
+                    let name = by_shift[(rnd() % by_shift.len() as u64) as usize].clone();
+                    let p = by_shift.iter().position(|n| *n == name).unwrap();
+                    by_shift.remove(p);
+                    shifted.map.remove(h(&name), |&q| q == p);
+                    shifted.map.for_each_mut(|q| {
+                        if *q > p {
+                            *q -= 1;
+                        }
+                    });
+                    let q = by_swap.iter().position(|n| *n == name).unwrap();
+                    let last = by_swap.len() - 1;
+                    by_swap.swap_remove(q);
+                    swapped.forget(h(&name), q);
+                    if q != last {
+                        swapped.moved(h(&by_swap[q]), last, q);
+                    }
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    shifted.visit(&mut |p| a.push(by_shift[p].clone()));
+                    swapped.visit(&mut |p| b.push(by_swap[p].clone()));
+                    assert_eq!(a, b, "size {size}, removed {name}");
+                    assert_eq!(shifted.map.bucket_count(), swapped.map.bucket_count());
                 }
-                b.remove_many(&gone);
-                let (mut sa, mut sb) = (Vec::new(), Vec::new());
-                a.visit(&mut |p| sa.push(p));
-                b.visit(&mut |p| sb.push(p));
-                assert_eq!(sa, sb, "size {size}, removed {gone:?}");
-                assert_eq!(a.map.len(), b.map.len());
-                assert_eq!(a.map.bucket_count(), b.map.bucket_count());
             }
         }
     }
