@@ -58,7 +58,7 @@ fn a_memo_entry_of_another_call_at_the_same_address_is_not_used() {
         .unwrap();
     let b = call("concat", "b", 40);
     // what the memo holds when an earlier temporary `concat("a")` lived at b's address
-    let mut memo = FnMemo::new();
+    let mut memo = FnMemo::default();
     memo.insert(
         std::ptr::from_ref(&b) as usize,
         (

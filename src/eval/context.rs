@@ -2,8 +2,6 @@
 //! per frame, variables keyed `(namespace, scope, lval)` with their meta tags, the frame stack of bundle
 //! activations, the `this.*` scope and the iteration overlay. Implements `expr::EvalEnv`.
 
-use indexmap::IndexMap;
-
 use super::classtable::MapOrder;
 use super::fasthash::FastIndexMap;
 use super::this_scope::ThisScope;
@@ -49,7 +47,7 @@ pub struct Frame {
     pub ns: String,
     pub bundle: String,
     /// Bundle-local classes defined in this activation, with their tags.
-    pub local: IndexMap<String, Vec<String>>,
+    pub local: FastIndexMap<String, Vec<String>>,
     /// The agent's iteration order of `local` (keys `ns:name`, see [`super::classtable`]).
     pub local_order: MapOrder,
     /// `inherit => "true"`: the caller's local classes are visible.

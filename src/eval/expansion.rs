@@ -29,7 +29,11 @@ const BUNDLE_LVALS: &[&str] = &[
 /// (name, arguments and position; found by `policies/processes/select-times`, where the
 /// `process_count` body's `irange` took the `process_select` body's result once the allocator reused
 /// the address).
-pub type FnMemo = std::collections::HashMap<usize, (Call, RvalResult, Vec<(LogLevel, String)>)>;
+pub type FnMemo = std::collections::HashMap<
+    usize,
+    (Call, RvalResult, Vec<(LogLevel, String)>),
+    super::fasthash::FastState,
+>;
 
 impl Engine<'_> {
     /// Re-logs, `times` times, the messages of the failed built-in calls of `rv` (top level and list

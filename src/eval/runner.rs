@@ -385,7 +385,7 @@ impl Engine<'_> {
             }
         };
         // the agent's DeRefCopyPromise evaluates calls given as body arguments once per promise
-        let saved_memo = self.fn_memo.replace(super::expansion::FnMemo::new());
+        let saved_memo = self.fn_memo.replace(super::expansion::FnMemo::default());
         self.expand_body_arguments(p);
         let body_memo = self.fn_memo.take().unwrap_or_default();
         for (i, b) in bindings.iter().enumerate() {

@@ -5,6 +5,7 @@
 //! `path:LINE:0: error: MESSAGE`, printed after all parse-time messages.
 
 use super::RvalShape;
+use crate::eval::fasthash::FastState;
 use crate::syntax::tables::{self, DataType, PromiseTypeLookup};
 
 /// Which line a post-parse message is printed with.
@@ -222,8 +223,8 @@ pub fn duplicate_definitions(
         kind == DefinitionKind::Body && d.def_type == "file" && d.name == "control"
     };
     // how often each definition occurs (one pass: a pairwise comparison took 68 s for 40,000 bundles)
-    let mut count: std::collections::HashMap<&Definition<'_>, usize> =
-        std::collections::HashMap::with_capacity(defs.len());
+    let mut count: std::collections::HashMap<&Definition<'_>, usize, FastState> =
+        std::collections::HashMap::with_capacity_and_hasher(defs.len(), FastState::default());
     for d in defs {
         *count.entry(d).or_default() += 1;
     }
@@ -267,7 +268,7 @@ pub fn control_body_args(body_type: &str, body_name: &str, has_args: bool) -> Op
 /// other post-parse messages. Handles containing a variable reference are not compared. `handles` holds
 /// (handle, class guard); returns (index into `handles`, message).
 pub fn duplicate_handles(handles: &[(&str, &str)]) -> Vec<(usize, String)> {
-    let mut first: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let mut first: std::collections::HashMap<&str, &str, FastState> = Default::default();
     let mut out = Vec::new();
     for (i, (h, guard)) in handles.iter().enumerate() {
         if h.contains("$(") || h.contains("${") {
