@@ -151,6 +151,37 @@ fn deep_methods_recursion_ends_at_the_limit_not_in_a_stack_overflow() {
     assert!(text(&o.stderr).contains("10001 is not in 1..=10000"));
 }
 
+/// With the default `--max-call-depth` (64) the evaluation stays on the main thread when its stack may
+/// grow to 8 MiB (the usual `ulimit -s`), and moves to a thread with a stack sized from the limit when
+/// the main stack is smaller: under `ulimit -s 512` a debug build would overflow at about 40 levels
+/// on the main thread; the run ends at the limit with the same output either way.
+#[test]
+fn the_default_depth_ends_at_the_limit_whatever_the_stack_ulimit() {
+    let run = |ulimit: &str| {
+        let script = format!("ulimit -s {ulimit} && exec \"$0\" agent -K -f ./recurse.cf",);
+        let o = Command::new("sh")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_cfsim")])
+            .current_dir(hostile_dir())
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "ulimit -s {ulimit}: {}",
+            text(&o.stderr)
+        );
+        text(&o.stdout)
+    };
+    let usual = run("8192");
+    assert!(
+        usual.contains("   error: cfsim: methods nested deeper than 64 bundles; not calling 'rec'"),
+        "{}",
+        &usual[usual.len().saturating_sub(500)..]
+    );
+    assert_eq!(run("512"), usual);
+    assert_eq!(run("unlimited"), usual);
+}
+
 #[test]
 fn values_that_double_stop_at_the_size_limits() {
     let o = agent("./double_string.cf", &["--max-value-bytes", "1048576"]);
