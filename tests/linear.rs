@@ -74,10 +74,22 @@ fn interfaces(n: usize) -> serde_json::Value {
         .collect()
 }
 
-/// Ratio of CPU times of the larger to the smaller input, the larger run repeated when the smaller one
-/// was too short to measure.
+/// Ratio of CPU times of the larger to the smaller input (the smaller counted as at least 10 ms).
 fn ratio(small: f64, large: f64) -> f64 {
     large / small.max(0.01)
+}
+
+/// Prints the two CPU times of `what` and asserts that 4x the input (`input`) cost less than 8x.
+fn assert_linear(what: &str, input: &str, times: &[f64]) {
+    let r = ratio(times[0], times[1]);
+    eprintln!(
+        "{what}: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
+        times[0], times[1]
+    );
+    assert!(
+        r < 8.0,
+        "4x the {input} cost {r:.1}x the CPU (linear: about 4)"
+    );
 }
 
 #[test]
@@ -106,15 +118,7 @@ fn a_host_with_many_interfaces_costs_linear_time() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("R: ok eth"));
         times.push(t);
     }
-    let r = ratio(times[0], times[1]);
-    eprintln!(
-        "interfaces 2000 -> 8000: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
-        times[0], times[1]
-    );
-    assert!(
-        r < 8.0,
-        "4x the interfaces cost {r:.1}x the CPU (linear: about 4)"
-    );
+    assert_linear("interfaces 2000 -> 8000", "interfaces", &times);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -136,15 +140,7 @@ fn a_policy_with_many_bundles_costs_linear_time() {
         assert_eq!(o.status.code(), Some(0));
         times.push(t);
     }
-    let r = ratio(times[0], times[1]);
-    eprintln!(
-        "bundles 10,000 -> 40,000: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
-        times[0], times[1]
-    );
-    assert!(
-        r < 8.0,
-        "4x the bundles cost {r:.1}x the CPU (linear: about 4)"
-    );
+    assert_linear("bundles 10,000 -> 40,000", "bundles", &times);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -178,15 +174,7 @@ fn usebundle_calls_and_body_references_cost_linear_time() {
         );
         times.push(t);
     }
-    let r = ratio(times[0], times[1]);
-    eprintln!(
-        "calls 4,000 -> 16,000: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
-        times[0], times[1]
-    );
-    assert!(
-        r < 8.0,
-        "4x the calls cost {r:.1}x the CPU (linear: about 4)"
-    );
+    assert_linear("calls 4,000 -> 16,000", "calls", &times);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -229,15 +217,7 @@ fn a_policy_with_many_input_files_loads_in_linear_time() {
         times.push(t);
         let _ = std::fs::remove_dir_all(&d);
     }
-    let r = ratio(times[0], times[1]);
-    eprintln!(
-        "input files 1,000 -> 4,000: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
-        times[0], times[1]
-    );
-    assert!(
-        r < 8.0,
-        "4x the input files cost {r:.1}x the CPU (linear: about 4)"
-    );
+    assert_linear("input files 1,000 -> 4,000", "input files", &times);
 }
 
 /// An agent run calling N bundles through `methods` costs linear time: each call looked its bundle
@@ -269,15 +249,7 @@ fn an_agent_run_with_many_methods_calls_costs_linear_time() {
         assert!(out.contains(&format!("R: last {}", n - 1)), "{out}");
         times.push(t);
     }
-    let r = ratio(times[0], times[1]);
-    eprintln!(
-        "methods calls 2,000 -> 8,000: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
-        times[0], times[1]
-    );
-    assert!(
-        r < 8.0,
-        "4x the methods calls cost {r:.1}x the CPU (linear: about 4)"
-    );
+    assert_linear("methods calls 2,000 -> 8,000", "methods calls", &times);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -366,14 +338,6 @@ fn bundlestate_calls_cost_linear_time_beside_other_data() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("R: done 1"));
         times.push(t);
     }
-    let r = ratio(times[0], times[1]);
-    eprintln!(
-        "bundlestate 300 -> 1,200: {:.2} s -> {:.2} s CPU, ratio {r:.1}",
-        times[0], times[1]
-    );
-    assert!(
-        r < 8.0,
-        "4x the calls and data cost {r:.1}x the CPU (linear: about 4)"
-    );
+    assert_linear("bundlestate 300 -> 1,200", "calls and data", &times);
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -212,6 +212,17 @@ fn body_key(ns: &str, name: &str) -> u64 {
     h.finish()
 }
 
+/// Positions by [`body_key`] of (namespace, name), ascending: the index of `bundles` and `bodies`.
+fn name_index<'a>(
+    names: impl Iterator<Item = (&'a String, &'a String)>,
+) -> std::collections::HashMap<u64, Vec<usize>, fasthash::FastState> {
+    let mut index = std::collections::HashMap::<u64, Vec<usize>, fasthash::FastState>::default();
+    for (i, (ns, name)) in names.enumerate() {
+        index.entry(body_key(ns, name)).or_default().push(i);
+    }
+    index
+}
+
 /// A body of the merged policy.
 #[derive(Debug, Clone)]
 pub struct BodyDef {
@@ -553,25 +564,13 @@ impl<'h> Engine<'h> {
                 .filter_map(|&i| infos.get(i).cloned())
                 .collect();
         }
-        self.bundle_index.clear();
-        for (i, b) in self.bundles.iter().enumerate() {
-            self.bundle_index
-                .entry(body_key(&b.ns, &b.name))
-                .or_default()
-                .push(i);
-        }
+        self.bundle_index = name_index(self.bundles.iter().map(|b| (&b.ns, &b.name)));
     }
 
     /// Sorts the bodies by `rank` (stable) and indexes their new positions.
     pub fn reorder_bodies(&mut self, rank: impl Fn(&BodyDef) -> usize) {
         self.bodies.sort_by_key(|b| rank(b));
-        self.body_index.clear();
-        for (i, b) in self.bodies.iter().enumerate() {
-            self.body_index
-                .entry(body_key(&b.ns, &b.name))
-                .or_default()
-                .push(i);
-        }
+        self.body_index = name_index(self.bodies.iter().map(|b| (&b.ns, &b.name)));
     }
 
     /// Bundle tags from `meta: "tags"` promises, as the agent's preliminary evaluation (stage 7) makes
