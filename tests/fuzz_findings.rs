@@ -173,3 +173,13 @@ fn self_growing_states_stop_at_the_total_value_budget() {
     assert!(code == Some(3) && out.contains("R: web295382"), "{out}");
     assert!(!out.contains("--max-total-values"), "{out}");
 }
+
+/// An empty token in an inline JSON argument (`some("@(l)", '{"": {"list": [}}')`) names no variable,
+/// even when an array named "" exists: the parser looked it up, found it, consumed nothing and looped
+/// (functions target, seed 7003; tests/hostile/empty_array_name_json.cf). The output is cf-agent's.
+#[test]
+fn an_empty_json_token_is_not_a_variable_name() {
+    let (code, out) = agent_limited("./empty_array_name_json.cf", &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out, "R: n=1\n");
+}

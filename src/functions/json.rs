@@ -228,7 +228,14 @@ impl P<'_, '_> {
         if let Some((_, v)) = LITERALS.into_iter().find(|(l, _)| *l == tok) {
             return Ok(v);
         }
-        if let Some(v) = self.lookup.as_mut().and_then(|f| f(tok)) {
+        // an empty token (a delimiter where a value belongs, `[}`) names no variable: looking it up
+        // would accept an array named "" without consuming anything, and loop
+        if let Some(v) = self
+            .lookup
+            .as_mut()
+            .filter(|_| !tok.is_empty())
+            .and_then(|f| f(tok))
+        {
             return Ok(v);
         }
         self.i = self.i.saturating_sub(1).max(start);
