@@ -292,14 +292,29 @@ fn rows(
         .split('\n')
         .filter(|l| !l.is_empty())
         .take(max.max(0) as usize)
-        .map(|l| {
-            split
-                .plain()
-                .split(l.as_bytes())
-                .map(|f| String::from_utf8_lossy(f).into_owned())
-                .collect()
-        })
+        .map(|l| split_fields(split.plain(), l.as_bytes()))
         .collect())
+}
+
+/// A line split into fields as the agent's `RlistFromSplitRegex` (blanks allowed) splits it: the
+/// regex is matched from the rest of the line; a match ending where the rest starts (an empty match,
+/// as `""` or `x*` give before anything else) ends the splitting, and the rest is the last field (so
+/// `"abc"` split by `""` is one field `abc`, where a plain regex split gives `""`, `a`, `b`, `c`, `""`).
+fn split_fields(re: &crate::pcre::Regex, line: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(m) = re.find_at(rest, 0) {
+        if m.end() == 0 {
+            break;
+        }
+        out.push(String::from_utf8_lossy(rest.get(..m.start()).unwrap_or(b"")).into_owned());
+        rest = rest.get(m.end()..).unwrap_or(b"");
+    }
+    // the rest, unless the line was empty and never split
+    if !rest.is_empty() || rest.len() != line.len() {
+        out.push(String::from_utf8_lossy(rest).into_owned());
+    }
+    out
 }
 
 /// Defines `arr[key][i]` for every row (key = first field, or the row index) and returns the count.
