@@ -20,6 +20,7 @@ pub mod diff;
 pub mod eval;
 pub mod explain;
 pub mod expr;
+pub mod fasthash;
 pub mod fleet;
 pub mod functions;
 pub mod graph;

@@ -141,7 +141,7 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let mut seen: std::collections::HashSet<PathBuf, crate::eval::fasthash::FastState> =
+    let mut seen: std::collections::HashSet<PathBuf, crate::fasthash::FastState> =
         [normalize(Path::new(entry))].into_iter().collect();
     let inputs = literal_inputs_marked(&first.policy);
     let mut out = vec![first];
@@ -153,7 +153,7 @@ pub fn load_with_inputs(entry: &str) -> Result<Vec<Loaded>, LoadError> {
 fn load_inputs(
     dir: &Path,
     inputs: Vec<(String, bool)>,
-    seen: &mut std::collections::HashSet<PathBuf, crate::eval::fasthash::FastState>,
+    seen: &mut std::collections::HashSet<PathBuf, crate::fasthash::FastState>,
     out: &mut Vec<Loaded>,
 ) -> Result<(), LoadError> {
     for (inp, lenient) in inputs {

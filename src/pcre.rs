@@ -29,7 +29,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::eval::fasthash::FastState;
+use crate::fasthash::FastState;
 
 /// A compiled regex.
 #[derive(Debug)]

@@ -3,12 +3,12 @@
 //! activations, the `this.*` scope and the iteration overlay. Implements `expr::EvalEnv`.
 
 use super::classtable::MapOrder;
-use super::fasthash::FastIndexMap;
 use super::this_scope::ThisScope;
 use super::vartable::{var_hash, AgentTable};
 use crate::expr::env::{BundleInfo, ClassInfo, EvalEnv, VarInfo, VarLookup};
 use crate::expr::expand::Binding;
 use crate::expr::varref::VarRef;
+use crate::fasthash::FastIndexMap;
 use crate::value::Value;
 
 /// Key of a variable: namespace, scope (bundle name or special scope), lval (with `[k]` indices).

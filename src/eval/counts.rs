@@ -4,8 +4,8 @@
 //! the run's promises, then those only pre-evaluated (`tests/brief_counts.rs` compares the two on every
 //! runnable policy of the repository).
 
-use super::fasthash::FastState;
 use super::result::Tally;
+use crate::fasthash::FastState;
 
 type HashMap<K, V> = std::collections::HashMap<K, V, FastState>;
 

@@ -32,7 +32,7 @@ const BUNDLE_LVALS: &[&str] = &[
 pub type FnMemo = std::collections::HashMap<
     usize,
     (Call, RvalResult, Vec<(LogLevel, String)>),
-    super::fasthash::FastState,
+    crate::fasthash::FastState,
 >;
 
 impl Engine<'_> {

@@ -1,7 +1,8 @@
 //! The references a promise's strings iterate over (`expr::iterate`), found once per bundle definition
 //! and shared by every engine of a policy, instead of rescanning every string at each evaluation.
 
-use super::{fasthash, rval, BundleDef};
+use super::{rval, BundleDef};
+use crate::fasthash;
 use crate::syntax::ast::Promise;
 
 /// Per promise of one bundle (by its address: the promises of a bundle are never moved or changed

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::fasthash::FastState;
+use crate::fasthash::FastState;
 use crate::load::normalize;
 
 use super::output::LogLevel;

@@ -9,7 +9,6 @@ pub mod classtable;
 pub mod context;
 pub mod counts;
 pub mod expansion;
-pub mod fasthash;
 pub mod hostenv;
 pub mod iteration_refs;
 pub mod loading;
@@ -31,6 +30,7 @@ pub mod verbose;
 
 use std::collections::HashSet;
 
+use crate::fasthash;
 use crate::functions::cache::FnCache;
 use crate::host::Host;
 use crate::source::SourceFile;

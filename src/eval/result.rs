@@ -92,8 +92,8 @@ fn counted(trace: &[TraceEvent]) -> impl Iterator<Item = &TraceEvent> {
 
 /// A promise of the result: its bundle, file, line and type.
 type Key<'a> = (&'a str, &'a str, usize, &'a str);
-type HashMap<K, V> = std::collections::HashMap<K, V, super::fasthash::FastState>;
-type HashSet<K> = std::collections::HashSet<K, super::fasthash::FastState>;
+type HashMap<K, V> = std::collections::HashMap<K, V, crate::fasthash::FastState>;
+type HashSet<K> = std::collections::HashSet<K, crate::fasthash::FastState>;
 
 fn key(e: &TraceEvent) -> Key<'_> {
     (

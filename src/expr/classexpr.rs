@@ -184,7 +184,7 @@ pub const CACHE_LIMIT: usize = 16384;
 type Parsed = Result<Rc<ClassExpr>, ClassExprError>;
 
 thread_local! {
-    static CACHE: RefCell<HashMap<String, Parsed, crate::eval::fasthash::FastState>> =
+    static CACHE: RefCell<HashMap<String, Parsed, crate::fasthash::FastState>> =
         RefCell::new(HashMap::default());
 }
 

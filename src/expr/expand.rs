@@ -14,7 +14,7 @@ pub const MAX_EXPANSION_DEPTH: usize = 32;
 
 /// Iteration values bound for one pass through a promise, keyed by the reference text between the
 /// delimiters (after inner expansion): `$(a)` and `${a}` share a binding, `$(main.a)` has its own.
-pub type Binding = IndexMap<String, String, crate::eval::fasthash::FastState>;
+pub type Binding = IndexMap<String, String, crate::fasthash::FastState>;
 
 /// The result of expanding one string.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

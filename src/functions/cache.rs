@@ -12,7 +12,7 @@ use crate::syntax::tables;
 /// Results of cached calls made during one run.
 #[derive(Debug, Default, Clone)]
 pub struct FnCache {
-    entries: IndexMap<Vec<String>, CallOutcome, crate::eval::fasthash::FastState>,
+    entries: IndexMap<Vec<String>, CallOutcome, crate::fasthash::FastState>,
 }
 
 impl FnCache {

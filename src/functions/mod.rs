@@ -253,7 +253,7 @@ pub fn table() -> impl Iterator<Item = &'static FnDef> {
 /// the table cost 1.5% of a masterfiles fleet node; the first definition of a name wins, as the walk).
 pub fn lookup(name: &str) -> Option<&'static FnDef> {
     type Index =
-        std::collections::HashMap<&'static str, &'static FnDef, crate::eval::fasthash::FastState>;
+        std::collections::HashMap<&'static str, &'static FnDef, crate::fasthash::FastState>;
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX
         .get_or_init(|| {

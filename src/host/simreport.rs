@@ -799,8 +799,8 @@ fn changed_flags<'a>(a: &[&'a [u8]], b: &[&'a [u8]]) -> (Vec<bool>, Vec<bool>) {
     let ma = a.get(pre..a.len() - suf).unwrap_or_default();
     let mb = b.get(pre..b.len() - suf).unwrap_or_default();
     // Equivalence classes, numbered from 1 in order of appearance (file 0 first).
-    let mut ids: HashMap<&[u8], usize, LineHash> =
-        HashMap::with_capacity_and_hasher(ma.len() + mb.len(), LineHash);
+    let mut ids: HashMap<&[u8], usize, crate::fasthash::FastState> =
+        HashMap::with_capacity_and_hasher(ma.len() + mb.len(), Default::default());
     let mut class_ids = |lines: &[&'a [u8]]| -> Vec<usize> {
         lines
             .iter()
@@ -854,49 +854,6 @@ fn changed_flags<'a>(a: &[&'a [u8]], b: &[&'a [u8]]) -> (Vec<bool>, Vec<bool>) {
         *slot = f1.get(k as isize);
     }
     (c0, c1)
-}
-
-/// A fast hasher for the lines of a diff (FxHash's word-at-a-time mix: lines are not chosen by an
-/// adversary here, and SipHash was a tenth of a large report's time).
-#[derive(Clone, Copy, Default)]
-struct LineHash;
-
-impl std::hash::BuildHasher for LineHash {
-    type Hasher = LineHasher;
-    fn build_hasher(&self) -> LineHasher {
-        LineHasher(0)
-    }
-}
-
-struct LineHasher(u64);
-
-impl LineHasher {
-    fn mix(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for LineHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.mix(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(w));
-        }
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// GNU diff's `discard_confusing_lines`: 1 = a line with no match in the other file (discarded), 2 = a

@@ -170,7 +170,7 @@ pub enum FsError {
 
 /// Answers of the base, kept for the run (a mutex so that a state can be handed to another thread).
 #[derive(Debug, Default)]
-struct BaseCache(Mutex<HashMap<String, Option<Meta>, crate::eval::fasthash::FastState>>);
+struct BaseCache(Mutex<HashMap<String, Option<Meta>, crate::fasthash::FastState>>);
 
 impl Clone for BaseCache {
     fn clone(&self) -> Self {
@@ -205,9 +205,7 @@ impl BaseCache {
 /// progress): recording a path's original state reuses them instead of reading the file again, so an
 /// edited file's original and its backup share one buffer.
 #[derive(Debug, Default)]
-struct ReadCache(
-    Mutex<HashMap<String, std::sync::Weak<Vec<u8>>, crate::eval::fasthash::FastState>>,
-);
+struct ReadCache(Mutex<HashMap<String, std::sync::Weak<Vec<u8>>, crate::fasthash::FastState>>);
 
 impl Clone for ReadCache {
     fn clone(&self) -> Self {

@@ -8,7 +8,7 @@
 use super::ast::{Body, Bundle, Promise, Rval, Section};
 use super::tables::{self, DataType, PromiseTypeLookup};
 use super::validate::{constraint_end, usebundle_arity, Callees};
-use crate::eval::fasthash::FastState;
+use crate::fasthash::FastState;
 use crate::source::SourceFile;
 
 /// How cf-promises was asked to check.

@@ -325,7 +325,7 @@ pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseType
     }
 }
 
-type HashMap<K, V> = std::collections::HashMap<K, V, crate::eval::fasthash::FastState>;
+type HashMap<K, V> = std::collections::HashMap<K, V, crate::fasthash::FastState>;
 
 /// The attribute `lval` of the built-in promise type `spec` (a hashed index per promise type, built once):
 /// for a caller that already looked the promise type up.

@@ -430,11 +430,7 @@ pub fn usebundle_arity(c: &Constraint, callees: &Callees<'_>) -> Option<String> 
 #[derive(Default)]
 pub struct Callees<'a> {
     /// call name → (first agent bundle, first common bundle)
-    by_name: std::collections::HashMap<
-        String,
-        [Option<&'a Bundle>; 2],
-        crate::eval::fasthash::FastState,
-    >,
+    by_name: std::collections::HashMap<String, [Option<&'a Bundle>; 2], crate::fasthash::FastState>,
 }
 
 impl<'a> Callees<'a> {

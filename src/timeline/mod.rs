@@ -22,9 +22,9 @@
 //! `\u003c`, so neither `</script>` nor `<!--` can occur in it whatever the policy text says; the page
 //! reads it with `JSON.parse` and puts policy text into the document only as text (`textContent`).
 
-use crate::eval::fasthash::FastIndexMap;
 use crate::eval::runner::NORMAL_ORDER;
 use crate::eval::trace::{TraceEvent, TRACE_VERSION};
+use crate::fasthash::FastIndexMap;
 
 /// Version of the embedded data format (`version` of the JSON object).
 pub const TIMELINE_VERSION: u32 = 1;

@@ -5,7 +5,7 @@
 //! `path:LINE:0: error: MESSAGE`, printed after all parse-time messages.
 
 use super::RvalShape;
-use crate::eval::fasthash::FastState;
+use crate::fasthash::FastState;
 use crate::syntax::tables::{self, DataType, PromiseTypeLookup};
 
 /// Which line a post-parse message is printed with.

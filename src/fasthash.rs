@@ -1,5 +1,6 @@
 //! A small non-cryptographic hasher (multiply-rotate over 8-byte words, in the manner of rustc's
-//! FxHash) for the context's maps, whose keys are policy names: lookups there dominate pre-evaluation
+//! FxHash) for the maps of every layer (syntax tables, host, evaluation context), whose keys are
+//! policy names and text lines: lookups there dominate pre-evaluation
 //! and the standard SipHash costs several times more. Iteration order is unaffected (the maps are
 //! `IndexMap`s, ordered by insertion).
 
