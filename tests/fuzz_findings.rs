@@ -183,3 +183,33 @@ fn an_empty_json_token_is_not_a_variable_name() {
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(out, "R: n=1\n");
 }
+
+/// An int variable given `"@(list)"` (found while following finding 10 up): the agent prints its
+/// list's address as text where it fails to parse the number, garbage that differs on every run; cfsim
+/// prints the text it was given (the one place it departs from the agent here), then stops with the
+/// agent's FatalError, exit 1 (its lines as in the recording eval/scope/string_from_list_fatal).
+#[test]
+fn an_int_from_a_list_names_the_text_not_the_agents_garbage() {
+    let (code, out) = agent_limited("./number_from_list.cf", &[]);
+    assert_eq!(code, Some(1), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    // cf-promises' two rounds and the agent's first: the text, never bytes of an address
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| **l == "   error: Failed to parse integer number: @(l2)")
+            .count(),
+        3,
+        "{out}"
+    );
+    assert_eq!(
+        lines.get(3..),
+        Some(
+            &[
+                "   error: ./number_from_list.cf:0:0: In attribute 'int', Attempted to give a list to a non-list type. Given attribute value ' {\"a\",\"b\"}'",
+                "   error: Fatal CFEngine error: Cannot continue",
+            ][..]
+        ),
+        "{out}"
+    );
+}

@@ -93,7 +93,9 @@ impl Engine<'_> {
                 .unwrap_or_default(),
             failed: false,
             prefetch: None,
-            can_prefetch: super::prefetch::Prefetcher::available(),
+            // asked of `Prefetcher::start` when there is a file to prefetch: the CPU count reads the
+            // cgroup limits, which a policy without literal inputs does not need
+            can_prefetch: true,
             known: HashMap::default(),
             missing: Vec::new(),
         };
@@ -161,6 +163,9 @@ impl Engine<'_> {
         // cf-agent's stage 7 runs between the loading rounds and the last PolicyResolve (eval::prelim)
         if self.agent_component {
             self.preliminary_convergence();
+            if self.fatal {
+                return false;
+            }
         }
         self.policy_resolve();
         match self.opts.validation {
@@ -261,7 +266,9 @@ impl Engine<'_> {
                 }
             }
         }
-        if paths.is_empty() {
+        // one file is needed at once: the worker could not run ahead of the loader, only add a thread
+        // start and a hand-over (the masterfiles' lib/*.cf each load lib/common.cf so)
+        if paths.is_empty() || (st.prefetch.is_none() && paths.len() < 2) {
             return;
         }
         if st.prefetch.is_none() {

@@ -31,6 +31,10 @@ impl Engine<'_> {
             });
             for s in &def.bundle.sections {
                 for p in &s.promises {
+                    // a FatalError stops the agent where it is (recorded: eval/scope/string_from_list_fatal)
+                    if self.fatal {
+                        break;
+                    }
                     self.eval_promise(&def, &s.promise_type, p);
                 }
             }

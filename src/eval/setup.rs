@@ -4,8 +4,9 @@
 
 use super::rval::RvalResult;
 use super::Engine;
-use crate::host::hard_classes::{component_class, host_classes, ClassSet, Component};
-use crate::host::{sys_vars, Host, SysValue, SysVar};
+use crate::host::hard_classes::{component_class, host_classes_with, ClassSet, Component};
+use crate::host::sysvars::sys_vars_with;
+use crate::host::{Host, SysValue, SysVar};
 use crate::value::Value;
 
 /// Command-line class options.
@@ -35,9 +36,11 @@ impl HostFacts {
     /// The facts of `host` for the policy whose entry file is `entry`.
     pub fn new(host: &Host, entry: &str) -> HostFacts {
         let abs = std::path::absolute(entry).unwrap_or_else(|_| entry.into());
+        // the OS discovery reads the distribution's marker files: once for both
+        let os = crate::host::os_classes::derive_os(host);
         HostFacts {
-            classes: host_classes(host),
-            sys: sys_vars(host, Some(&abs)),
+            classes: host_classes_with(host, &os),
+            sys: sys_vars_with(host, Some(&abs), &os),
         }
     }
 }

@@ -307,8 +307,22 @@ pub fn eval_call(ctx: &mut CallCtx<'_>, call: &CallExpr, cache: &mut FnCache) ->
     let mut failed_branches = Vec::new();
     let mut args = Vec::with_capacity(call.args.len());
     let mut unresolved = false;
+    // only collecting functions take `@(x)` as the variable x; the others get the text `@(x)` (its
+    // `$(…)` expanded), as the agent's NewExpArgs leaves it: `canonify("@(l)")` is `__l_`,
+    // `parsestringarray("@(l)", …)` fills an array named `@(l)` (recorded: eval/scope/naked_list_*)
+    let mut literal_lists: Option<bool> = None;
     for (i, a) in call.args.iter().enumerate() {
         match a {
+            CallArg::Str(s)
+                if naked_list_name(s).is_some()
+                    && *literal_lists.get_or_insert_with(|| {
+                        crate::syntax::tables::function(&call.name).is_some_and(|f| !f.collecting)
+                    }) =>
+            {
+                let e = expand_scalar(s, &*ctx.env);
+                unresolved |= e.unresolved;
+                args.push(FnArg::str(e.text));
+            }
             CallArg::Str(s) => {
                 let (arg, u) = eval_str_arg(ctx, s);
                 unresolved |= u;

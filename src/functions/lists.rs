@@ -91,6 +91,17 @@ fn index(len: usize, key: &str) -> Option<usize> {
 }
 
 fn getindices(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
+    // `@(x)`: the agent reads a data container x, and otherwise the classic array literally named
+    // `@(x)` (which parsestringarray("@(x)", …) makes), never a list or classic array x (recorded:
+    // eval/scope/naked_list_function_args, getindices_naked_arg)
+    if let Some(name) = &a[0].naked {
+        let keys = match crate::expr::expand::lookup_name(&*ctx.env, name) {
+            Some(Value::Data(Json::Object(o))) => o.keys().cloned().collect(),
+            Some(Value::Data(Json::Array(arr))) => (0..arr.len()).map(|i| i.to_string()).collect(),
+            _ => classic_indices(ctx, &format!("@({name})"), false),
+        };
+        return slist(keys);
+    }
     let keys = match collect(ctx, &a[0]) {
         Some(Value::Data(Json::Object(o))) => o.keys().cloned().collect(),
         Some(Value::Data(Json::Array(arr))) => (0..arr.len()).map(|i| i.to_string()).collect(),

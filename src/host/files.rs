@@ -42,7 +42,7 @@ impl Host {
         self.files.map.contains_key(path)
             || self
                 .under_root(path)
-                .is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
+                .is_some_and(|p| std::fs::metadata(p).is_ok())
     }
 
     /// Whether `path` is a directory on the host: a prefix of a mapped file, or a directory under
@@ -54,7 +54,7 @@ impl Host {
             return true;
         }
         self.under_root(p)
-            .is_some_and(|full| std::fs::symlink_metadata(full).is_ok_and(|m| m.is_dir()))
+            .is_some_and(|full| std::fs::metadata(full).is_ok_and(|m| m.is_dir()))
     }
 
     /// Names directly inside directory `path` (mapped files and `files_root` entries), sorted.

@@ -6,7 +6,7 @@
 use indexmap::IndexMap;
 
 use super::canon::canonify;
-use super::os_classes::derive_os;
+use super::os_classes::{derive_os, OsDerived};
 use super::time::{time_classes, TIME_CLASS_TAGS};
 use super::Host;
 
@@ -138,6 +138,11 @@ pub fn add_component_class(s: &mut ClassSet, component: Component) {
 /// The hard classes of `host` but the component's ([`hard_classes`] without [`component_class`]):
 /// the same for every tool run on the host.
 pub fn host_classes(host: &Host) -> ClassSet {
+    host_classes_with(host, &derive_os(host))
+}
+
+/// [`host_classes`] with the OS discovery of `host` ([`derive_os`]) done already.
+pub fn host_classes_with(host: &Host, os: &OsDerived) -> ClassSet {
     let mut s = ClassSet::default();
     name_info(host, &mut s);
     interfaces(host, &mut s);
@@ -168,8 +173,8 @@ pub fn host_classes(host: &Host) -> ClassSet {
             }
         }
     }
-    for (name, tags) in derive_os(host).classes {
-        s.put(&name, &tags);
+    for (name, tags) in &os.classes {
+        s.put(name, tags);
     }
     for c in &host.extra_classes {
         s.put(c, "source=agent");

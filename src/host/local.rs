@@ -21,8 +21,25 @@ use super::{
     Ipv6Net, OsInfo, User,
 };
 
+/// The text of `path`, without `fs::read_to_string`'s
+/// `statx` for a size hint (the `/proc` and `/sys` files report none; discovery reads ~30 files).
 fn read(path: &str) -> Option<String> {
-    fs::read_to_string(path).ok()
+    String::from_utf8(read_bytes(path)?).ok()
+}
+
+/// The bytes of `path` (see [`read`]): read through `Take`, which asks the file for no size (the
+/// `File` specialisation of `read_to_end` does, with `statx` and `lseek`) into a page reserved up
+/// front (no probing reads of 32 bytes), at most [`super::read::MAX_READ_BYTES`].
+fn read_bytes(path: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let max = super::read::MAX_READ_BYTES;
+    let mut buf = Vec::with_capacity(4096);
+    fs::File::open(path)
+        .ok()?
+        .take(max.saturating_add(1))
+        .read_to_end(&mut buf)
+        .ok()?;
+    (buf.len() as u64 <= max).then_some(buf)
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -60,8 +77,7 @@ pub fn discover() -> Result<Host, HostError> {
             message: format!("clock before 1970: {e}"),
         })?
         .as_secs() as i64;
-    let utc_offset = fs::read("/etc/localtime")
-        .ok()
+    let utc_offset = read_bytes("/etc/localtime")
         .and_then(|d| tzif_offset(&d, now))
         .unwrap_or(0);
     let zone = read_trim("/etc/timezone").unwrap_or_else(|| {

@@ -66,6 +66,15 @@ pub fn read_stdin(max: u64) -> Result<Vec<u8>, ReadError> {
 /// as ELOOP). The result has no symlink in it, so opening it cannot leave the root. Components that
 /// do not exist are kept (the result then does not exist either).
 pub fn resolve_in_root(root: &Path, path: &str) -> Option<PathBuf> {
+    if root == Path::new("/") {
+        // chroot semantics with `/` as the root are the kernel's own (`..` stops at `/`, links
+        // followed up to the same ELOOP bound): the path is given to the kernel as it is, without a
+        // `lstat` per component. Callers follow symlinks (`metadata`, `open`), as they do on a
+        // resolved path, which has none left.
+        let mut out = PathBuf::from("/");
+        out.extend(components(path));
+        return Some(out);
+    }
     let mut todo: VecDeque<String> = components(path).map(str::to_string).collect();
     let mut done: Vec<String> = Vec::new();
     let mut hops = 0;
@@ -119,5 +128,16 @@ mod tests {
         );
         assert_eq!(resolve_in_root(root, "/a/./b/../c"), Some(root.join("a/c")));
         assert_eq!(resolve_in_root(root, "/"), Some(root.to_path_buf()));
+    }
+
+    #[test]
+    fn the_real_root_leaves_resolving_to_the_kernel() {
+        let root = Path::new("/");
+        assert_eq!(
+            resolve_in_root(root, "/etc/./hosts"),
+            Some("/etc/hosts".into())
+        );
+        assert_eq!(resolve_in_root(root, "/../etc"), Some("/../etc".into()));
+        assert_eq!(resolve_in_root(root, "/"), Some("/".into()));
     }
 }

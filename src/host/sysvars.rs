@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::canon::canonify;
 use super::hard_classes::{long_arch, CF_VERSION};
-use super::os_classes::{derive_os, os_name_human, os_version_major};
+use super::os_classes::{derive_os, os_name_human, os_version_major, OsDerived};
 use super::time::{civil, ctime};
 use super::{sysvars_net, Host};
 
@@ -62,6 +62,12 @@ impl Out {
 
 /// All `sys.*` variables for `host`; `entry` is the policy entry file (`sys.policy_entry_*`).
 pub fn sys_vars(host: &Host, entry: Option<&Path>) -> Vec<SysVar> {
+    sys_vars_with(host, entry, &derive_os(host))
+}
+
+/// [`sys_vars`] with the OS discovery of `host` ([`derive_os`]) done already: it reads the
+/// distribution's marker files, which the hard classes read too.
+pub fn sys_vars_with(host: &Host, entry: Option<&Path>, os: &OsDerived) -> Vec<SysVar> {
     let mut o = Out::default();
     let (fq, uq, domain) = host.names();
     o.s(
@@ -151,7 +157,7 @@ pub fn sys_vars(host: &Host, entry: Option<&Path>) -> Vec<SysVar> {
     o.s("ostype", canonify(&format!("{sysname}_{machine}")), SRC);
     sysvars_net::interface_vars(host, &mut o);
     sysvars_net::inet(host, &mut o);
-    os_vars(host, &mut o);
+    os_vars(host, os, &mut o);
     if let Some(u) = host.user(&host.current_user) {
         let data = json!({"description": u.gecos, "gid": u.gid, "home_dir": u.home,
                           "shell": u.shell, "uid": u.uid, "username": u.name});
@@ -240,8 +246,7 @@ fn components(host: &Host, o: &mut Out) {
     }
 }
 
-fn os_vars(host: &Host, o: &mut Out) {
-    let d = derive_os(host);
+fn os_vars(host: &Host, d: &OsDerived, o: &mut Out) {
     if let Some(tags) = &d.os_release_tags {
         let map: Map<String, Value> = host
             .os

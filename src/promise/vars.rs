@@ -183,18 +183,31 @@ fn verify(
     };
     let evaluated = e.eval_rval(rv);
     if let Some(text) = naked_number {
-        if !matches!(
-            evaluated,
-            RvalResult::Value {
-                value: Value::List(..),
-                ..
+        let kind = if ty == "int" { "integer" } else { "real" };
+        if let Some(list) = string_names_list(e, &evaluated) {
+            // naming a list: the agent parses the list's address as text (garbage, different every
+            // run: "Failed to parse integer number: \xd0\x9a…"); cfsim names the text it was given,
+            // then stops as for a string once the agent expands the promise itself (recorded:
+            // eval/scope/string_from_list_fatal)
+            if matches!(e.stage, "prelim" | "pass") {
+                list_for_scalar(e, def, p, promiser, ty, &list);
+            } else {
+                e.log(
+                    LogLevel::Error,
+                    &format!("Failed to parse {kind} number: {text}"),
+                );
             }
-        ) {
-            let kind = if ty == "int" { "integer" } else { "real" };
-            e.log(
-                LogLevel::Error,
-                &format!("Failed to parse {kind} number: {text}"),
-            );
+            return (Some("type_mismatch"), Some(Outcome::Failed));
+        }
+        e.log(
+            LogLevel::Error,
+            &format!("Failed to parse {kind} number: {text}"),
+        );
+        return (Some("type_mismatch"), Some(Outcome::Failed));
+    }
+    if ty == "string" {
+        if let Some(list) = string_names_list(e, &evaluated) {
+            list_for_scalar(e, def, p, promiser, ty, &list);
             return (Some("type_mismatch"), Some(Outcome::Failed));
         }
     }
@@ -288,6 +301,67 @@ fn verify(
 }
 
 use crate::eval::context::VarKeyRef;
+
+/// The list a scalar value names when it is exactly `@(x)` (written so, or a function's result) and x
+/// is a list: the agent expands such a value to the list (not a data container, a string or an
+/// undefined x, which stay text).
+fn string_names_list(e: &Engine<'_>, evaluated: &RvalResult) -> Option<Value> {
+    let RvalResult::Value {
+        value: Value::Scalar(_, text),
+        ..
+    } = evaluated
+    else {
+        return None;
+    };
+    let name = crate::expr::expand::naked_list_name(text)?;
+    match crate::expr::expand::lookup_name(&e.ctx, name)? {
+        v @ Value::List(..) => Some(v),
+        _ => None,
+    }
+}
+
+/// A string variable given a list (`"s" string => "@(list)"`). While the policy is resolved (cf-promises,
+/// and the agent's rounds) VerifyVarPromise rejects the value each time; once the agent expands the
+/// promise itself (its preliminary convergence, or a bundle's pass) the type check of the expanded
+/// promise is a FatalError: the agent stops there, exit 1, before any bundle runs (recorded:
+/// eval/scope/string_from_list_fatal).
+fn list_for_scalar(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    p: &Promise,
+    promiser: &str,
+    ty: &str,
+    list: &Value,
+) {
+    let shown = crate::eval::render::render_value(list);
+    let file = e.file_path(def.file);
+    if matches!(e.stage, "prelim" | "pass") {
+        e.log(
+            LogLevel::Error,
+            &format!(
+                "{file}:0:0: In attribute '{ty}', Attempted to give a list to a non-list type. Given attribute value '{shown}'"
+            ),
+        );
+        e.log(LogLevel::Error, "Fatal CFEngine error: Cannot continue");
+        e.fatal = true;
+        return;
+    }
+    let line = e.line_of(p);
+    e.log(
+        LogLevel::Error,
+        &format!(
+            "Variable '{}:{}.{promiser}' expected a variable of type '{ty}', but was given incompatible value '{shown}'",
+            def.ns, def.name
+        ),
+    );
+    e.log(
+        LogLevel::Error,
+        &format!(
+            "Promise belongs to bundle '{}' in file '{file}' near line {line}",
+            def.name
+        ),
+    );
+}
 
 /// `ns:scope.lval` of a variable key.
 fn qualified_name(key: &VarKeyRef<'_>) -> String {

@@ -68,6 +68,8 @@ pub struct Failure {
     /// The pre-evaluation stopped on a fatal function error (`Fatal CFEngine error`): cf-agent would
     /// fall back to its failsafe policy.
     pub fatal: bool,
+    /// What the engine traced up to the failure (with `RunOptions::trace`), for `--trace-file`.
+    pub trace: Vec<crate::eval::trace::TraceEvent>,
 }
 
 /// A policy loaded from its entry file with its literal `inputs`, and checked (no error).
@@ -179,6 +181,7 @@ impl Policy {
                 stderr: std::mem::take(&mut e.check_stderr),
                 code: 1,
                 fatal: e.fatal,
+                trace: std::mem::take(&mut e.trace),
             });
         }
         if agent {
