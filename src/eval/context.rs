@@ -432,6 +432,16 @@ impl VarLookup for Context {
     }
 }
 
+impl Context {
+    /// The variable `name` (qualified or not, without indices) as the variable table holds it: a
+    /// promise's iteration over it does not make it a scalar here. What a lone `@(name)` element of a
+    /// list designates for the agent's ExpandList.
+    pub fn table_var(&self, name: &str) -> Option<&Value> {
+        let (ns, scope, lval) = crate::expr::expand::split_name(self, name);
+        self.vars.get(&VarKeyRef(ns, scope, lval)).map(|e| &e.value)
+    }
+}
+
 impl EvalEnv for Context {
     /// The agent's EvalTokenAsClass: `any` in every namespace, hard classes only unqualified or in
     /// `default`, a bundle-local class by its name whatever the namespace written (recorded:

@@ -7,6 +7,7 @@ use crate::eval::{BundleDef, Engine, Outcome};
 use crate::expr::canonify;
 use crate::expr::env::EvalEnv;
 use crate::syntax::ast::{Promise, Rval};
+use crate::value::Value;
 
 const DECIDERS: &[&str] = &[
     "expression",
@@ -49,11 +50,66 @@ fn elements(rv: &Rval) -> Vec<&Rval> {
     }
 }
 
+/// Whether each element of an `and`/`or`/`xor` list holds. An element that is exactly `@(x)` is
+/// expanded first, as the agent's ExpandList does: a list x gives its elements (none for an empty
+/// list), a string x its value (the warning is [`warn_scalar_refs`]'); other elements (class
+/// expressions, calls) are evaluated as written (recorded: eval/scope/class_list_expansion).
+fn truths(e: &mut Engine<'_>, rv: &Rval) -> Vec<bool> {
+    let mut out = Vec::new();
+    for x in elements(rv) {
+        if let Rval::Scalar(s) = x {
+            if let Some(name) = crate::expr::expand::naked_list_name(&s.value) {
+                let name = e.expand(name).text;
+                match e.ctx.table_var(&name).cloned() {
+                    Some(Value::List(_, items)) => {
+                        for it in &items {
+                            out.push(e.eval_class_str(it) == Ok(true));
+                        }
+                        continue;
+                    }
+                    Some(Value::Scalar(_, v)) => {
+                        out.push(e.eval_class_str(&v) == Ok(true));
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.push(e.eval_condition(x) == Ok(true));
+    }
+    out
+}
+
+/// The agent expands a classes promise (ExpandList) before it looks at the class or the guard: each
+/// `@(x)` element of an `and`/`or`/`xor` list naming a string warns at every evaluation, in every pass,
+/// even once the class is defined (recorded: eval/scope/class_list_expansion).
+pub(crate) fn warn_scalar_refs(e: &mut Engine<'_>, p: &Promise) {
+    for c in &p.constraints {
+        if !matches!(c.lval.as_str(), "and" | "or" | "xor") {
+            continue;
+        }
+        for x in elements(&c.rval) {
+            let Rval::Scalar(s) = x else { continue };
+            let Some(name) = crate::expr::expand::naked_list_name(&s.value) else {
+                continue;
+            };
+            let name = e.expand(name).text;
+            if let Some(Value::Scalar(..)) = e.ctx.table_var(&name).cloned() {
+                e.log(
+                    LogLevel::Warning,
+                    &format!("'{}' failed - variable is not list but string", s.value),
+                );
+            }
+        }
+    }
+}
+
 /// Evaluates one classes promise binding.
 /// A promiser still holding an unresolved reference defines its canonified literal text (`c_$(x)` →
 /// `c___x_`; recorded: passes/unresolved_class_promiser).
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str, _unres: bool) {
     let name = canonify(promiser);
+    warn_scalar_refs(e, p);
     if e.ctx.class_defined(None, &name) {
         e.end_event(Some("already_defined"), None);
         return;
@@ -90,16 +146,9 @@ pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str
             match d {
                 "expression" => e.eval_condition(rv) == Ok(true),
                 "not" => e.eval_condition(rv) == Ok(false),
-                "and" => elements(rv).iter().all(|x| e.eval_condition(x) == Ok(true)),
-                "or" => elements(rv).iter().any(|x| e.eval_condition(x) == Ok(true)),
-                "xor" => {
-                    elements(rv)
-                        .iter()
-                        .filter(|x| e.eval_condition(x) == Ok(true))
-                        .count()
-                        % 2
-                        == 1
-                }
+                "and" => truths(e, rv).iter().all(|t| *t),
+                "or" => truths(e, rv).iter().any(|t| *t),
+                "xor" => truths(e, rv).iter().filter(|t| **t).count() % 2 == 1,
                 "dist" => {
                     let weights = e.list_of(rv);
                     if let Some(w) = weights.first() {

@@ -58,6 +58,10 @@ pub fn preliminary(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, pr
     match t {
         "vars" => vars::evaluate(e, def, p, promiser),
         "meta" => meta::evaluate(e, def, p, promiser),
+        "classes" => {
+            classes::warn_scalar_refs(e, p);
+            e.end_event(Some("preliminary"), None);
+        }
         "insert_lines" => {
             files::editops::recheck_anchor(e, def, p);
             e.end_event(Some("preliminary"), None);

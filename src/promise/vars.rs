@@ -58,6 +58,14 @@ fn to_typed(ty: &str, v: Value) -> Option<Value> {
 
 /// Evaluates one vars promise binding.
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str) {
+    // the promise's expansion warns before anything is decided about it
+    if let Some(c) = p
+        .constraints
+        .iter()
+        .find(|c| TYPES.contains(&c.lval.as_str()))
+    {
+        warn_scalar_refs(e, &c.rval);
+    }
     if let Some(skip) = e.conditions(p) {
         e.end_event(Some(skip), None);
         return;
@@ -302,6 +310,29 @@ fn verify(
 
 use crate::eval::context::VarKeyRef;
 
+/// A list element written as a lone `@(x)` naming a string: the agent's ExpandList takes the string as
+/// the element and warns, once per evaluation of the promise (recorded: eval/scope/list_from_string).
+fn warn_scalar_refs(e: &mut Engine<'_>, rv: &crate::syntax::ast::Rval) {
+    let crate::syntax::ast::Rval::List(items, _) = rv else {
+        return;
+    };
+    for it in items {
+        let crate::syntax::ast::Rval::Scalar(s) = it else {
+            continue;
+        };
+        let Some(name) = crate::expr::expand::naked_list_name(&s.value) else {
+            continue;
+        };
+        let name = e.expand(name).text;
+        if let Some(Value::Scalar(..)) = e.ctx.table_var(&name).cloned() {
+            e.log(
+                LogLevel::Warning,
+                &format!("'{}' failed - variable is not list but string", s.value),
+            );
+        }
+    }
+}
+
 /// The list a scalar value names when it is exactly `@(x)` (written so, or a function's result) and x
 /// is a list: the agent expands such a value to the list (not a data container, a string or an
 /// undefined x, which stay text).
@@ -314,7 +345,7 @@ fn string_names_list(e: &Engine<'_>, evaluated: &RvalResult) -> Option<Value> {
         return None;
     };
     let name = crate::expr::expand::naked_list_name(text)?;
-    match crate::expr::expand::lookup_name(&e.ctx, name)? {
+    match e.ctx.table_var(name).cloned()? {
         v @ Value::List(..) => Some(v),
         _ => None,
     }
