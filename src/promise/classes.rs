@@ -80,26 +80,13 @@ fn truths(e: &mut Engine<'_>, rv: &Rval) -> Vec<bool> {
     out
 }
 
-/// The agent expands a classes promise (ExpandList) before it looks at the class or the guard: each
-/// `@(x)` element of an `and`/`or`/`xor` list naming a string warns at every evaluation, in every pass,
+/// The agent expands a classes promise (ExpandList) before it looks at the class: each `@(x)` element
+/// of an `and`/`or`/`xor` list naming a string warns at every expansion, in stage 7 and every pass,
 /// even once the class is defined (recorded: eval/scope/class_list_expansion).
 pub(crate) fn warn_scalar_refs(e: &mut Engine<'_>, p: &Promise) {
     for c in &p.constraints {
-        if !matches!(c.lval.as_str(), "and" | "or" | "xor") {
-            continue;
-        }
-        for x in elements(&c.rval) {
-            let Rval::Scalar(s) = x else { continue };
-            let Some(name) = crate::expr::expand::naked_list_name(&s.value) else {
-                continue;
-            };
-            let name = e.expand(name).text;
-            if let Some(Value::Scalar(..)) = e.ctx.table_var(&name).cloned() {
-                e.log(
-                    LogLevel::Warning,
-                    &format!("'{}' failed - variable is not list but string", s.value),
-                );
-            }
+        if matches!(c.lval.as_str(), "and" | "or" | "xor") {
+            super::warn_scalar_refs(e, elements(&c.rval));
         }
     }
 }

@@ -52,6 +52,30 @@ pub fn evaluate(
     }
 }
 
+/// List elements written as a lone `@(x)` naming a string (in the variable table, not a promise's
+/// iteration over it): the agent's ExpandList takes the string as the element and warns, at each
+/// expansion of the promise (recorded: eval/scope/list_from_string, class_list_expansion).
+pub(crate) fn warn_scalar_refs<'r>(
+    e: &mut Engine<'_>,
+    items: impl IntoIterator<Item = &'r crate::syntax::ast::Rval>,
+) {
+    for it in items {
+        let crate::syntax::ast::Rval::Scalar(s) = it else {
+            continue;
+        };
+        let Some(name) = crate::expr::expand::naked_list_name(&s.value) else {
+            continue;
+        };
+        let name = e.expand(name).text;
+        if let Some(crate::value::Value::Scalar(..)) = e.ctx.table_var(&name) {
+            e.log(
+                crate::eval::output::LogLevel::Warning,
+                &format!("'{}' failed - variable is not list but string", s.value),
+            );
+        }
+    }
+}
+
 /// Stage 7 of the agent ("preliminary convergence"): every promise was expanded already (its function
 /// calls logged); only `vars` and `meta` promises act, through their second "sampling".
 pub fn preliminary(e: &mut Engine<'_>, def: &BundleDef, t: &str, p: &Promise, promiser: &str) {

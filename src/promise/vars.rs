@@ -5,7 +5,7 @@
 use crate::eval::output::LogLevel;
 use crate::eval::rval::RvalResult;
 use crate::eval::{BundleDef, Engine, Outcome};
-use crate::syntax::ast::Promise;
+use crate::syntax::ast::{Promise, Rval};
 use crate::value::{format_real, parse_int, parse_real, ListKind, ScalarKind, Value};
 
 /// The value-type attributes of a vars promise.
@@ -59,12 +59,13 @@ fn to_typed(ty: &str, v: Value) -> Option<Value> {
 /// Evaluates one vars promise binding.
 pub fn evaluate(e: &mut Engine<'_>, def: &BundleDef, p: &Promise, promiser: &str) {
     // the promise's expansion warns before anything is decided about it
-    if let Some(c) = p
+    if let Some(Rval::List(items, _)) = p
         .constraints
         .iter()
         .find(|c| TYPES.contains(&c.lval.as_str()))
+        .map(|c| &c.rval)
     {
-        warn_scalar_refs(e, &c.rval);
+        super::warn_scalar_refs(e, items);
     }
     if let Some(skip) = e.conditions(p) {
         e.end_event(Some(skip), None);
@@ -309,29 +310,6 @@ fn verify(
 }
 
 use crate::eval::context::VarKeyRef;
-
-/// A list element written as a lone `@(x)` naming a string: the agent's ExpandList takes the string as
-/// the element and warns, once per evaluation of the promise (recorded: eval/scope/list_from_string).
-fn warn_scalar_refs(e: &mut Engine<'_>, rv: &crate::syntax::ast::Rval) {
-    let crate::syntax::ast::Rval::List(items, _) = rv else {
-        return;
-    };
-    for it in items {
-        let crate::syntax::ast::Rval::Scalar(s) = it else {
-            continue;
-        };
-        let Some(name) = crate::expr::expand::naked_list_name(&s.value) else {
-            continue;
-        };
-        let name = e.expand(name).text;
-        if let Some(Value::Scalar(..)) = e.ctx.table_var(&name).cloned() {
-            e.log(
-                LogLevel::Warning,
-                &format!("'{}' failed - variable is not list but string", s.value),
-            );
-        }
-    }
-}
 
 /// The list a scalar value names when it is exactly `@(x)` (written so, or a function's result) and x
 /// is a list: the agent expands such a value to the list (not a data container, a string or an
