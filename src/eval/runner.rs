@@ -178,13 +178,21 @@ impl Engine<'_> {
         for (i, p) in params.iter().enumerate() {
             let kind = kinds.get(i).copied().unwrap_or('s');
             if self.verbose_on() {
+                // a lone `@(x)` naming no list is a scalar parameter, after an error (below)
+                let shown = if kind == 'l' { 's' } else { kind };
                 self.log(
                     super::output::LogLevel::Verbose,
                     &format!(
-                        "V:     +  Private parameter: '{p}' in scope '{}' (type: {kind}) in pass {}",
+                        "V:     +  Private parameter: '{p}' in scope '{}' (type: {shown}) in pass {}",
                         def.name, self.agent_pass
                     ),
                 );
+            }
+            if kind == 'l' {
+                if let Some(msg) = crate::promise::methods::naked_arg_error(args.get(i), &def.name)
+                {
+                    self.log(LogLevel::Error, &msg);
+                }
             }
             if kind == 'f' && matches!(args.get(i), Some(None)) {
                 self.log(

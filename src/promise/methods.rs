@@ -10,7 +10,9 @@ use crate::syntax::ast::{Promise, Rval};
 use crate::value::Value;
 
 /// The values of a call's arguments (`None`: a function call that gave no scalar; the callee logs the
-/// agent's error after its parameter note) and their kinds (`s` scalar, `f` function call).
+/// agent's error after its parameter note) and their kinds (`s` scalar, `f` function call, `l` a lone
+/// `@(x)` whose x is no list or container: the text `@(x)` is passed and the callee logs the agent's
+/// error, see [`naked_arg_error`]).
 pub(crate) fn eval_args(
     e: &mut Engine<'_>,
     args: &[Rval],
@@ -25,11 +27,18 @@ pub(crate) fn eval_args(
                     let name = e.expand(name).text;
                     let r = crate::expr::varref::VarRef::parse(&name);
                     match crate::expr::expand::lookup(&e.ctx, &r) {
-                        Some(v) => out.push(Some(v)),
+                        Some(v @ (Value::List(..) | Value::Data(_))) => out.push(Some(v)),
+                        // a string (or an iteration's value of a list): the table decides
+                        Some(Value::Scalar(..)) => match e.ctx.table_var(&name) {
+                            Some(v @ (Value::List(..) | Value::Data(_))) => {
+                                out.push(Some(v.clone()))
+                            }
+                            _ => naked_text(&mut out, &mut kinds, &name),
+                        },
                         None => match resolve(&e.ctx, &name) {
                             Resolved::Iterable(v) => out.push(Some(Value::slist(v))),
                             Resolved::Scalar(v) => out.push(Some(Value::str(v))),
-                            _ => out.push(Some(Value::str(s.value.clone()))),
+                            _ => naked_text(&mut out, &mut kinds, &name),
                         },
                     }
                     continue;
@@ -54,6 +63,27 @@ pub(crate) fn eval_args(
         }
     }
     Some((out, kinds))
+}
+
+/// A lone `@(name)` argument naming no list or container: the agent passes the text `@(name)` and logs
+/// an error when it builds the callee's scope (recorded: eval/scope/naked_bundle_args).
+fn naked_text(out: &mut Vec<Option<Value>>, kinds: &mut [char], name: &str) {
+    out.push(Some(Value::str(format!("@({name})"))));
+    if let Some(k) = kinds.last_mut() {
+        *k = 'l';
+    }
+}
+
+/// The agent's error for a [`naked_text`] argument, logged by the callee `bundle`.
+pub(crate) fn naked_arg_error(arg: Option<&Option<Value>>, bundle: &str) -> Option<String> {
+    let text = match arg {
+        Some(Some(Value::Scalar(_, t))) => t,
+        _ => return None,
+    };
+    let name = naked_list_name(text)?;
+    Some(format!(
+        "List or container parameter '{name}' not found while constructing scope '{bundle}' - use @(scope.variable) in calling reference"
+    ))
 }
 
 /// A function call as the agent writes it in banners: `name("arg","arg")`, arguments expanded.

@@ -133,7 +133,8 @@ pub struct Attrs {
     pub content: Option<String>,
     pub depth: Option<Depth>,
     pub select: Option<Select>,
-    pub edit_line: Option<(String, Vec<Option<Value>>)>,
+    /// The edit bundle, its arguments and their kinds (see [`crate::promise::methods::eval_args`]).
+    pub edit_line: Option<(String, Vec<Option<Value>>, Vec<char>)>,
     pub edit_xml: bool,
     pub edit_template: Option<String>,
     pub edit_template_string: Option<String>,
@@ -475,13 +476,13 @@ impl Engine<'_> {
     }
 
     /// The bundle name and evaluated arguments of an `edit_line => name(args)` constraint.
-    fn edit_call(&mut self, rv: &Rval) -> Option<(String, Vec<Option<Value>>)> {
+    fn edit_call(&mut self, rv: &Rval) -> Option<(String, Vec<Option<Value>>, Vec<char>)> {
         match rv {
-            Rval::Scalar(s) => Some((self.expand(&s.value).text, Vec::new())),
+            Rval::Scalar(s) => Some((self.expand(&s.value).text, Vec::new(), Vec::new())),
             // arguments as methods pass them (a naked `@(list)` passes the list)
             Rval::Call(c) => {
-                let (args, _) = crate::promise::methods::eval_args(self, &c.args)?;
-                Some((c.name.clone(), args))
+                let (args, kinds) = crate::promise::methods::eval_args(self, &c.args)?;
+                Some((c.name.clone(), args, kinds))
             }
             _ => None,
         }

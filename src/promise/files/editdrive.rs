@@ -205,9 +205,9 @@ pub fn edit(e: &mut Engine<'_>, a: &Attrs, pr: &mut Pr<'_>, path: &str) {
     };
     let held = e.out.info_buffer.replace(pre_buffered);
     let saved = e.edit.replace(state);
-    if let Some((name, args)) = &a.edit_line {
+    if let Some((name, args, kinds)) = &a.edit_line {
         // the edit bundle's events come between; the files promise's event resumes after them
-        e.event_aside(|e| run_edit_bundle(e, pr, name, args, path, empty));
+        e.event_aside(|e| run_edit_bundle(e, pr, name, (args, kinds), path, empty));
     }
     let mut template_failed = false;
     if let Some(t) = &a.edit_template {
@@ -301,7 +301,7 @@ fn run_edit_bundle(
     e: &mut Engine<'_>,
     pr: &mut Pr<'_>,
     name: &str,
-    args: &[Option<Value>],
+    (args, kinds): (&[Option<Value>], &[char]),
     path: &str,
     empty: bool,
 ) -> Option<crate::eval::Agg> {
@@ -336,6 +336,7 @@ fn run_edit_bundle(
     // (recorded: files/*/verbose.out)
     let stack = e.promise_stack("files", &pr.promiser);
     e.pending_call = Some((stack, String::new()));
+    e.pending_arg_kinds = kinds.to_vec();
     Some(e.run_bundle(bi, args, true, false, path))
 }
 
