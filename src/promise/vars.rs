@@ -249,6 +249,12 @@ fn verify(
             return (Some("failed_function"), Some(Outcome::Failed));
         }
     };
+    let value = match (rv, value) {
+        (Rval::Call(_), Value::List(k, items)) if matches!(ty, "slist" | "ilist" | "rlist") => {
+            Value::List(k, expand_result_items(e, items))
+        }
+        (_, v) => v,
+    };
     let Some(value) = to_typed(ty, value) else {
         return (Some("type_mismatch"), Some(Outcome::Failed));
     };
@@ -311,6 +317,37 @@ fn verify(
 
 use crate::eval::context::VarKeyRef;
 
+/// A list-typed variable's value from a function: the agent expands the result once more, so an
+/// element that is exactly `@(x)` becomes x's elements (a list), x's value with the warning of
+/// [`super::warn_scalar_refs`] (a string), or stays (anything else), at every evaluation (recorded:
+/// eval/scope/string_from_list_function, `splitstring("@(s)", …)`).
+fn expand_result_items(e: &mut Engine<'_>, items: Vec<String>) -> Vec<String> {
+    if !items.iter().any(|i| i.starts_with('@')) {
+        return items;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for it in items {
+        let Some(name) = crate::expr::expand::naked_list_name(&it) else {
+            out.push(it);
+            continue;
+        };
+        let name = e.expand(name).text;
+        match e.ctx.table_var(&name) {
+            Some(Value::List(_, l)) => out.extend(l.iter().cloned()),
+            Some(Value::Scalar(_, v)) => {
+                let v = v.clone();
+                e.log(
+                    LogLevel::Warning,
+                    &format!("'{it}' failed - variable is not list but string"),
+                );
+                out.push(v);
+            }
+            _ => out.push(it),
+        }
+    }
+    out
+}
+
 /// The list a scalar value names when it is exactly `@(x)` (written so, or a function's result) and x
 /// is a list: the agent expands such a value to the list (not a data container, a string or an
 /// undefined x, which stay text).
@@ -333,7 +370,8 @@ fn string_names_list(e: &Engine<'_>, evaluated: &RvalResult) -> Option<Value> {
 /// and the agent's rounds) VerifyVarPromise rejects the value each time; once the agent expands the
 /// promise itself (its preliminary convergence, or a bundle's pass) the type check of the expanded
 /// promise is a FatalError: the agent stops there, exit 1, before any bundle runs (recorded:
-/// eval/scope/string_from_list_fatal).
+/// eval/scope/string_from_list_fatal). A function's result naming a list is only rejected, at every
+/// evaluation (recorded: eval/scope/string_from_list_function).
 fn list_for_scalar(
     e: &mut Engine<'_>,
     def: &BundleDef,
@@ -344,7 +382,10 @@ fn list_for_scalar(
 ) {
     let shown = crate::eval::render::render_value(list);
     let file = e.file_path(def.file);
-    if matches!(e.stage, "prelim" | "pass") {
+    // only a value written `"@(list)"` is expanded by the promise's own expansion: a function's result
+    // is rejected at every evaluation and never stops the agent (recorded: ifelse(…, "@(l)", …))
+    let written = matches!(Engine::constraint(p, ty), Some(Rval::Scalar(_)));
+    if written && matches!(e.stage, "prelim" | "pass") {
         e.log(
             LogLevel::Error,
             &format!(
