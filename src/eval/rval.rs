@@ -172,6 +172,16 @@ impl Engine<'_> {
         expand_scalar(s, &self.ctx)
     }
 
+    /// What a text that is exactly `@(x)` designates for the agent's ExpandList: the variable x (its
+    /// `$(…)` expanded) as the variable table holds it, not a promise's iteration over it (`None`: not
+    /// such a text, or no such variable). Used wherever the agent expands a list element, a result or
+    /// an argument written so (vars, classes, methods).
+    pub fn list_element_var(&self, text: &str) -> Option<Value> {
+        let name = naked_list_name(text)?;
+        let name = self.expand(name).text;
+        self.ctx.table_var(&name).cloned()
+    }
+
     /// Evaluates an rval to a value.
     pub fn eval_rval(&mut self, rv: &Rval) -> RvalResult {
         match rv {

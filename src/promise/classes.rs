@@ -58,21 +58,18 @@ fn truths(e: &mut Engine<'_>, rv: &Rval) -> Vec<bool> {
     let mut out = Vec::new();
     for x in elements(rv) {
         if let Rval::Scalar(s) = x {
-            if let Some(name) = crate::expr::expand::naked_list_name(&s.value) {
-                let name = e.expand(name).text;
-                match e.ctx.table_var(&name).cloned() {
-                    Some(Value::List(_, items)) => {
-                        for it in &items {
-                            out.push(e.eval_class_str(it) == Ok(true));
-                        }
-                        continue;
+            match e.list_element_var(&s.value) {
+                Some(Value::List(_, items)) => {
+                    for it in &items {
+                        out.push(e.eval_class_str(it) == Ok(true));
                     }
-                    Some(Value::Scalar(_, v)) => {
-                        out.push(e.eval_class_str(&v) == Ok(true));
-                        continue;
-                    }
-                    _ => {}
+                    continue;
                 }
+                Some(Value::Scalar(_, v)) => {
+                    out.push(e.eval_class_str(&v) == Ok(true));
+                    continue;
+                }
+                _ => {}
             }
         }
         out.push(e.eval_condition(x) == Ok(true));

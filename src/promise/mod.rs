@@ -63,11 +63,7 @@ pub(crate) fn warn_scalar_refs<'r>(
         let crate::syntax::ast::Rval::Scalar(s) = it else {
             continue;
         };
-        let Some(name) = crate::expr::expand::naked_list_name(&s.value) else {
-            continue;
-        };
-        let name = e.expand(name).text;
-        if let Some(crate::value::Value::Scalar(..)) = e.ctx.table_var(&name) {
+        if let Some(crate::value::Value::Scalar(..)) = e.list_element_var(&s.value) {
             e.log(
                 crate::eval::output::LogLevel::Warning,
                 &format!("'{}' failed - variable is not list but string", s.value),

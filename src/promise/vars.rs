@@ -327,15 +327,9 @@ fn expand_result_items(e: &mut Engine<'_>, items: Vec<String>) -> Vec<String> {
     }
     let mut out = Vec::with_capacity(items.len());
     for it in items {
-        let Some(name) = crate::expr::expand::naked_list_name(&it) else {
-            out.push(it);
-            continue;
-        };
-        let name = e.expand(name).text;
-        match e.ctx.table_var(&name) {
-            Some(Value::List(_, l)) => out.extend(l.iter().cloned()),
+        match e.list_element_var(&it) {
+            Some(Value::List(_, l)) => out.extend(l),
             Some(Value::Scalar(_, v)) => {
-                let v = v.clone();
                 e.log(
                     LogLevel::Warning,
                     &format!("'{it}' failed - variable is not list but string"),
@@ -359,8 +353,7 @@ fn string_names_list(e: &Engine<'_>, evaluated: &RvalResult) -> Option<Value> {
     else {
         return None;
     };
-    let name = crate::expr::expand::naked_list_name(text)?;
-    match e.ctx.table_var(name).cloned()? {
+    match e.list_element_var(text)? {
         v @ Value::List(..) => Some(v),
         _ => None,
     }
