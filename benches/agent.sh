@@ -22,7 +22,7 @@ if [ -n "${CFSIM:-}" ]; then
     cfsim=$CFSIM
 else
     (cd "$root" && cargo build --release --quiet)
-    cfsim=${CARGO_TARGET_DIR:-$root/target}/release/cfsim
+    cfsim=${CARGO_TARGET_DIR:-$root/target}/$(rustc --print host-tuple)/release/cfsim
 fi
 cfsim=$(cd "$(dirname "$cfsim")" && pwd)/$(basename "$cfsim")
 export PATH="$(dirname "$cfsim"):$PATH"

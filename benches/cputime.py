@@ -4,7 +4,7 @@ the real tools on issue 14/15's workloads, run alternately, medians printed. On 
 wall-clock benches (preeval.sh, sweep.sh, agent.sh, fleet.sh) swing with the other users' load; CPU
 time swings much less, and for a single-threaded tool it is what its wall time is on a quiet machine.
 
-    benches/cputime.py ROUNDS CFSIM [CFSIM...]     e.g. benches/cputime.py 10 old/cfsim target/release/cfsim
+    benches/cputime.py ROUNDS CFSIM [CFSIM...]     e.g. benches/cputime.py 10 old/cfsim target/x86_64-unknown-linux-gnu/release/cfsim
 
 Workloads: `promises -f ./promises.cf` of the masterfiles (vs cf-promises), the per-file sweep of the
 79 masterfiles `-p json` (vs cf-promises), `agent -K` on benches/agent-hello.cf (vs cf-agent -K, validated

@@ -50,7 +50,7 @@ cleanup() {
 trap cleanup EXIT
 
 cargo build --release --quiet
-bin=${CARGO_TARGET_DIR:-$PWD/target}/release/cfsim
+bin=${CARGO_TARGET_DIR:-$PWD/target}/$(rustc --print host-tuple)/release/cfsim
 
 # the tree: N files of L lines `keyNNNN = valueNNNN`, a mustache template, a marker
 src=$work/root$real

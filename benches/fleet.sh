@@ -23,7 +23,7 @@ if [ -n "${FLEET_BIN:-}" ]; then
   bin=$FLEET_BIN
 else
   cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-$PWD/target}/release/cfsim
+  bin=${CARGO_TARGET_DIR:-$PWD/target}/$(rustc --print host-tuple)/release/cfsim
 fi
 demo=$PWD/policies/henc/demo/promises.cf
 mf=/usr/share/cfengine3/masterfiles/promises.cf

@@ -11,7 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/henc-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 cargo build --release --quiet
-bin=target/release/cfsim
+bin=target/$(rustc --print host-tuple)/release/cfsim
 
 perl -e '
   my ($dir, $total) = @ARGV;

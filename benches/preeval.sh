@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # benches/preeval.sh — issue 4's benchmark: parse and pre-evaluate the masterfiles' promises.cf with cfsim
 # and with the real cf-promises, side by side, and print the ratio (issue 4: at least 5x faster; issue 15: 10x with less memory).
-# Usage: benches/preeval.sh [MASTERFILES_DIR] [RUNS] [EXTRA_FLAG]   (builds target/release/cfsim first,
+# Usage: benches/preeval.sh [MASTERFILES_DIR] [RUNS] [EXTRA_FLAG]   (builds target/<host tuple>/release/cfsim first,
 #   in CARGO_TARGET_DIR when that is set; CFSIM=/path/to/cfsim benches that binary instead, e.g. an older build)
 #   EXTRA_FLAG defaults to --show-vars (both tools also print the variables table); pass "" for a bare
 #   `-f ./promises.cf` check.
@@ -22,7 +22,7 @@ if [ -n "${CFSIM:-}" ]; then
     cfsim=$CFSIM
 else
     (cd "$root" && cargo build --release --quiet)
-    cfsim=${CARGO_TARGET_DIR:-$root/target}/release/cfsim
+    cfsim=${CARGO_TARGET_DIR:-$root/target}/$(rustc --print host-tuple)/release/cfsim
 fi
 cd "$mf"
 python3 - "$runs" "$cfsim" "$flag" <<'PY'

@@ -9,7 +9,7 @@
 # ratio cfsim / cf-promises. Uses hyperfine when installed (apt-get install hyperfine), else a loop timed
 # with `date +%s%N`. A sweep also counts files on which a tool exits non-zero: a fast failure must not pass
 # for a fast parse, so the script exits 1 if cfsim fails on any file.
-# Env: CFSIM (default target/release/cfsim — CARGO_TARGET_DIR's when set —, built with `cargo build --release` if missing),
+# Env: CFSIM (default target/<host tuple>/release/cfsim — CARGO_TARGET_DIR's when set —, built with `cargo build --release` if missing),
 #      CF_PROMISES (default: cf-promises on PATH), MASTERFILES (default /usr/share/cfengine3/masterfiles).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +35,7 @@ runs=${1:-5}
 case "$runs" in '' | *[!0-9]* | 0) echo "sweep: RUNS must be a positive integer" >&2; exit 2 ;; esac
 [ -d "$masterfiles" ] || { echo "sweep: $masterfiles missing (apt-get install cfengine3)" >&2; exit 2; }
 command -v "${CF_PROMISES:-cf-promises}" >/dev/null || { echo "sweep: cf-promises not installed" >&2; exit 2; }
-cfsim=${CFSIM:-${CARGO_TARGET_DIR:-$root/target}/release/cfsim}
+cfsim=${CFSIM:-${CARGO_TARGET_DIR:-$root/target}/$(rustc --print host-tuple)/release/cfsim}
 if [ ! -x "$cfsim" ]; then
   echo "sweep: building $cfsim (cargo build --release)" >&2
   (cd "$root" && cargo build --release -q)

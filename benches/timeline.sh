@@ -18,7 +18,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/timeline-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 cargo build --release --quiet
-bin=$PWD/target/release/cfsim
+bin=$PWD/target/$(rustc --print host-tuple)/release/cfsim
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 
 # wall and CPU (user+sys) seconds of one run (bash's `time`, millisecond resolution), output discarded

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark: every policies/eval policy run as a whole process by `cfsim agent` and by `cf-agent -K`
 # (via cf-oracle, which also runs cf-promises -c first: the agent's own validation step, so it is counted),
-# side by side. Usage: tests/oracle/bench-agent.sh [CFSIM_BINARY]   (default target/release/cfsim)
+# side by side. Usage: tests/oracle/bench-agent.sh [CFSIM_BINARY]   (default target/<host tuple>/release/cfsim)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${1:-$root/target/release/cfsim}
+bin=${1:-$root/target/$(rustc --print host-tuple)/release/cfsim}
 now() { date +%s.%N; }
 tc=0; ta=0; n=0
 # subtotals of the policies run with --exec (real commands and modules run, with their sleeps and

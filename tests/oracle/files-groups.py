@@ -112,8 +112,10 @@ def run_case(mode, binary, case):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=sorted(FLAGS))
+    # the debug build: cargo builds for the host tuple (.cargo/config.toml), in target/<tuple>/debug/
+    tuple = subprocess.run(["rustc", "--print", "host-tuple"], capture_output=True, text=True).stdout.strip()
     ap.add_argument("--bin", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")),
-                                                  "debug", "cfsim"))
+                                                  tuple, "debug", "cfsim"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--diffs")
     ap.add_argument("prefix", nargs="*")
