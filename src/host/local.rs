@@ -1,11 +1,12 @@
 //! Local host discovery: the ONLY code in cfsim that reads the machine. Read-only, no processes:
-//! `/proc/sys/kernel/*` (uname), `/etc/hosts` (canonical name and aliases, as the `files` resolver
-//! answers; DNS is not asked), `/sys/devices/system/cpu/online`, `/sys/class/net/*` (index, MAC,
-//! flags; `running` = up with carrier), `/proc/net/fib_trie` + `/proc/net/route` (IPv4 addresses,
+//! `uname(2)`, `/etc/hosts` (canonical name and aliases, as the `files` resolver
+//! answers; DNS is not asked), `/sys/devices/system/cpu/online`, the network links (index, MAC,
+//! flags; `running` = up with carrier) from one rtnetlink dump (`super::netlink`; `/sys/class/net/*`
+//! where that is not available), `/proc/net/fib_trie` + `/proc/net/route` (IPv4 addresses,
 //! prefixes and owning interface; loopback addresses go to the loopback interface),
 //! `/proc/net/if_inet6`, the clock, `/etc/localtime` (TZif offset), `/proc/uptime`,
 //! `/etc/os-release`, `/proc/1/exe` (systemd), the host key `ppkeys/localhost.pub`, `/etc/passwd`,
-//! `/etc/group`, the process environment and `/usr/bin/cf-*`. Files and commands are served from
+//! `/etc/group`, `getuid(2)`, the process environment and `/usr/bin/cf-*`. Files and commands are served from
 //! the real `/` (`files_root = "/"`); no command results are known in advance.
 
 use std::fs;
@@ -48,15 +49,21 @@ fn read_trim(path: &str) -> Option<String> {
 
 /// Discover the machine cfsim runs on.
 pub fn discover() -> Result<Host, HostError> {
-    let hostname = read_trim("/proc/sys/kernel/hostname").ok_or_else(|| HostError::Local {
-        message: "cannot read /proc/sys/kernel/hostname".into(),
-    })?;
+    // the kernel's names in one system call (what /proc/sys/kernel/{hostname,ostype,osrelease,version,
+    // arch} hold, five files to open and read)
+    let uts = rustix::system::uname();
+    let text = |c: &std::ffi::CStr| c.to_string_lossy().into_owned();
+    let hostname = text(uts.nodename());
+    if hostname.is_empty() {
+        return Err(HostError::Local {
+            message: "the kernel has no host name (uname)".into(),
+        });
+    }
     let os = OsInfo {
-        sysname: read_trim("/proc/sys/kernel/ostype").unwrap_or_else(|| "Linux".into()),
-        machine: read_trim("/proc/sys/kernel/arch")
-            .unwrap_or_else(|| std::env::consts::ARCH.to_string()),
-        release: read_trim("/proc/sys/kernel/osrelease").unwrap_or_default(),
-        version: read_trim("/proc/sys/kernel/version").unwrap_or_default(),
+        sysname: text(uts.sysname()),
+        machine: text(uts.machine()),
+        release: text(uts.release()),
+        version: text(uts.version()),
         os_release: read("/etc/os-release")
             .or_else(|| read("/usr/lib/os-release"))
             .map(|t| parse_env_file(&t))
@@ -97,13 +104,9 @@ pub fn discover() -> Result<Host, HostError> {
             }
         }
     }
-    let uid = read("/proc/self/status").and_then(|s| {
-        s.lines().find_map(|l| {
-            l.strip_prefix("Uid:")
-                .and_then(|r| r.split_whitespace().next()?.parse::<u32>().ok())
-        })
-    });
-    let current_user = uid
+    // the real user id (the first `Uid:` of /proc/self/status)
+    let uid = rustix::process::getuid().as_raw();
+    let current_user = Some(uid)
         .and_then(|u| users.iter().find(|x| x.uid == u))
         .map_or_else(|| "root".to_string(), |u| u.name.clone());
     let systemd = fs::read_link("/proc/1/exe")
@@ -281,41 +284,10 @@ const FLAG_BITS: &[(u32, &str)] = &[
 
 /// Interfaces from sysfs and procfs, plus the IPv4 default gateway.
 fn interfaces() -> (Vec<Interface>, Option<Ipv4Addr>) {
-    let mut out = Vec::new();
-    let mut names: Vec<String> = fs::read_dir("/sys/class/net")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    for name in names {
-        let base = format!("/sys/class/net/{name}");
-        let index = read_trim(&format!("{base}/ifindex"))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let mut bits = read_trim(&format!("{base}/flags"))
-            .and_then(|s| u32::from_str_radix(s.trim_start_matches("0x"), 16).ok())
-            .unwrap_or(0);
-        if bits & 1 != 0 && read_trim(&format!("{base}/carrier")).as_deref() == Some("1") {
-            bits |= 0x40;
-        }
-        let flags = FLAG_BITS
-            .iter()
-            .filter(|(b, _)| bits & b != 0)
-            .map(|(_, n)| n.to_string())
-            .collect();
-        let mac = read_trim(&format!("{base}/address")).filter(|m| m.len() == 17);
-        out.push(Interface {
-            name,
-            index,
-            mac,
-            flags,
-            ipv4: Vec::new(),
-            ipv6: Vec::new(),
-        });
-    }
+    let mut out = match super::netlink::links() {
+        Some(links) => links.iter().map(link_interface).collect(),
+        None => sysfs_links(),
+    };
     out.sort_by_key(|i| i.index);
     let routes = parse_routes(&read("/proc/net/route").unwrap_or_default());
     for (addr, prefix) in fib_local_addresses(&read("/proc/net/fib_trie").unwrap_or_default()) {
@@ -347,6 +319,76 @@ fn interfaces() -> (Vec<Interface>, Option<Ipv4Addr>) {
         .find(|r| r.dest == 0 && r.mask == 0 && !r.gateway.is_unspecified())
         .map(|r| r.gateway);
     (out, gw)
+}
+
+/// An interface from its rtnetlink link: the flags as `/sys/class/net/<name>/flags` has them with
+/// `running` = up with carrier (what [`sysfs_links`] reads), the hardware address if it has six bytes.
+fn link_interface(l: &super::netlink::Link) -> Interface {
+    let mut bits = l.flags & !RUNNING;
+    if bits & 1 != 0 && l.carrier == Some(true) {
+        bits |= RUNNING;
+    }
+    let mac = (l.address.len() == 6).then(|| {
+        l.address
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(":")
+    });
+    Interface {
+        name: l.name.clone(),
+        index: l.index,
+        mac,
+        flags: flag_names(bits),
+        ipv4: Vec::new(),
+        ipv6: Vec::new(),
+    }
+}
+
+const RUNNING: u32 = 0x40;
+
+fn flag_names(bits: u32) -> Vec<String> {
+    FLAG_BITS
+        .iter()
+        .filter(|(b, _)| bits & b != 0)
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+/// The interfaces from sysfs (where netlink is not available): four files per interface.
+fn sysfs_links() -> Vec<Interface> {
+    let mut out = Vec::new();
+    let mut names: Vec<String> = fs::read_dir("/sys/class/net")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    for name in names {
+        let base = format!("/sys/class/net/{name}");
+        let index = read_trim(&format!("{base}/ifindex"))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let mut bits = read_trim(&format!("{base}/flags"))
+            .and_then(|s| u32::from_str_radix(s.trim_start_matches("0x"), 16).ok())
+            .unwrap_or(0);
+        if bits & 1 != 0 && read_trim(&format!("{base}/carrier")).as_deref() == Some("1") {
+            bits |= RUNNING;
+        }
+        let flags = flag_names(bits);
+        let mac = read_trim(&format!("{base}/address")).filter(|m| m.len() == 17);
+        out.push(Interface {
+            name,
+            index,
+            mac,
+            flags,
+            ipv4: Vec::new(),
+            ipv6: Vec::new(),
+        });
+    }
+    out
 }
 
 struct Route {
@@ -443,6 +485,28 @@ pub fn parse_if_inet6(text: &str) -> Vec<(String, Ipv6Net)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The links netlink lists are the interfaces sysfs has, row for row (this machine's: both are
+    /// read live). `promisc`/`allmulti` are left out: sysfs shows the device's own flags, netlink (as
+    /// the agent's `SIOCGIFFLAGS`) the ones a user asked for.
+    #[test]
+    fn netlink_links_are_the_sysfs_interfaces() {
+        let Some(links) = super::super::netlink::links() else {
+            eprintln!("note: no rtnetlink socket here; discovery reads sysfs");
+            return;
+        };
+        let strip = |mut i: Interface| {
+            i.flags.retain(|f| f != "promisc" && f != "allmulti");
+            i
+        };
+        let mut from_netlink: Vec<Interface> =
+            links.iter().map(link_interface).map(strip).collect();
+        let mut from_sysfs: Vec<Interface> = sysfs_links().into_iter().map(strip).collect();
+        from_netlink.sort_by_key(|i| i.index);
+        from_sysfs.sort_by_key(|i| i.index);
+        assert!(!from_sysfs.is_empty());
+        assert_eq!(from_netlink, from_sysfs);
+    }
 
     #[test]
     fn shadow_hashes_are_redacted_lock_state_kept() {

@@ -17,6 +17,7 @@ pub mod iprange;
 pub mod keydigest;
 pub mod local;
 pub mod names;
+mod netlink;
 pub mod os_classes;
 pub mod packages;
 pub mod policy_server;

@@ -163,8 +163,8 @@ pub fn inline_stack_bytes(max_call_depth: usize) -> usize {
 }
 
 /// Whether the evaluation may stay on this thread: it is the process's main thread and its stack may
-/// grow to [`inline_stack_bytes`] (the soft `RLIMIT_STACK` of `/proc/self/limits`, "unlimited" counted
-/// as 64 MiB; unknown means no). With the default `--max-call-depth` 64 and the usual 8 MiB limit it
+/// grow to [`inline_stack_bytes`] (the soft `RLIMIT_STACK`, "unlimited" counted
+/// as 64 MiB). With the default `--max-call-depth` 64 and the usual 8 MiB limit it
 /// does: a second thread costs a small run ~70 page faults and 0.2–0.6 ms (its stack mapping and an
 /// allocator heap of its own). A deeper limit, a smaller `ulimit -s` or a library caller's thread gets
 /// the evaluation thread with a stack sized from the limit.
@@ -172,18 +172,11 @@ fn main_stack_suffices(max_call_depth: usize) -> bool {
     if std::thread::current().name() != Some("main") {
         return false;
     }
-    let Ok(limits) = std::fs::read_to_string("/proc/self/limits") else {
-        return false;
+    let soft = match rustix::process::getrlimit(rustix::process::Resource::Stack).current {
+        None => 64 << 20,
+        Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
     };
-    let soft = limits
-        .lines()
-        .find_map(|l| l.strip_prefix("Max stack size"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|v| match v {
-            "unlimited" => Some(64 << 20),
-            n => n.parse::<usize>().ok(),
-        });
-    soft.is_some_and(|bytes| bytes >= inline_stack_bytes(max_call_depth))
+    soft >= inline_stack_bytes(max_call_depth)
 }
 
 /// [`simulate`] on the current thread.
