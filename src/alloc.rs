@@ -1,5 +1,5 @@
-//! The `cfsim` binary's global allocator: mimalloc, asked through its plain entry points when the
-//! layout allows them.
+//! The `cfsim` binary's global allocator: mimalloc for blocks under 4 KiB, asked through its plain
+//! entry points when the layout allows them; the C library's `malloc` for larger blocks.
 //!
 //! The `mimalloc` crate's `GlobalAlloc` calls `mi_malloc_aligned` for every allocation; mimalloc's
 //! aligned path checks the alignment and probes the size's free page before it allocates, ~25 more
@@ -8,6 +8,13 @@
 //! up to 16 bytes' alignment at its size's natural alignment (`mi_malloc_is_naturally_aligned` in
 //! its `alloc-aligned.c`), so an alignment of at most 16 that is not larger than the size needs no
 //! aligned call; any other layout goes through the aligned entry points as before.
+//!
+//! Blocks of [`LARGE`] bytes and more go to the C library: mimalloc prepares at least four blocks of
+//! a size class when it first serves one (`MI_MIN_EXTEND` in its `page.c`), writing into each, so
+//! every size class of 4 KiB and more costs four fresh pages at its first use however little of it
+//! the program needs; a growing `Vec` or `String` walks through several of them. A fresh page costs a
+//! page fault (~1.3 µs here), and a small `cfsim agent` run met ~70 of them that way (clap's command
+//! tree, file buffers); glibc's heap hands out only what is asked for, and large blocks are few.
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout};
@@ -18,10 +25,26 @@ use libmimalloc_sys as mi;
 /// mimalloc's `MI_MAX_ALIGN_SIZE` on the 64-bit targets cfsim builds for.
 const NATURAL_ALIGN: usize = 16;
 
+/// Blocks of this many bytes and more come from the C library's allocator.
+const LARGE: usize = 4096;
+
 pub struct MiMalloc;
 
 fn natural(align: usize, size: usize) -> bool {
     align <= NATURAL_ALIGN && align <= size
+}
+
+/// Whether a block of `layout` comes from the C library (large, and an alignment `malloc` gives).
+fn large(size: usize, align: usize) -> bool {
+    size >= LARGE && align <= NATURAL_ALIGN
+}
+
+// glibc's allocator (the `cfsim` binary links the C library in any case)
+extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn calloc(n: usize, size: usize) -> *mut c_void;
+    fn realloc(p: *mut c_void, size: usize) -> *mut c_void;
+    fn free(p: *mut c_void);
 }
 
 // SAFETY: every pointer handed out comes from mimalloc with at least the layout's size and alignment
@@ -30,9 +53,12 @@ fn natural(align: usize, size: usize) -> bool {
 unsafe impl GlobalAlloc for MiMalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: mimalloc's allocation functions accept any size and power-of-two alignment.
+        // SAFETY: both allocators accept any size; mimalloc any power-of-two alignment, `malloc` the
+        // alignments up to 16 it guarantees on the 64-bit targets (`large` asks no more of it).
         unsafe {
-            if natural(layout.align(), layout.size()) {
+            if large(layout.size(), layout.align()) {
+                malloc(layout.size()) as *mut u8
+            } else if natural(layout.align(), layout.size()) {
                 mi::mi_malloc(layout.size()) as *mut u8
             } else {
                 mi::mi_malloc_aligned(layout.size(), layout.align()) as *mut u8
@@ -44,7 +70,9 @@ unsafe impl GlobalAlloc for MiMalloc {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
         unsafe {
-            if natural(layout.align(), layout.size()) {
+            if large(layout.size(), layout.align()) {
+                calloc(1, layout.size()) as *mut u8
+            } else if natural(layout.align(), layout.size()) {
                 mi::mi_zalloc(layout.size()) as *mut u8
             } else {
                 mi::mi_zalloc_aligned(layout.size(), layout.align()) as *mut u8
@@ -53,20 +81,45 @@ unsafe impl GlobalAlloc for MiMalloc {
     }
 
     #[inline]
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
-        // SAFETY: `ptr` was returned by this allocator, i.e. by mimalloc.
-        unsafe { mi::mi_free(ptr as *mut c_void) }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was returned by this allocator for `layout`, which says which allocator that
+        // was (the rule of `alloc`, `realloc` keeps it).
+        unsafe {
+            if large(layout.size(), layout.align()) {
+                free(ptr as *mut c_void)
+            } else {
+                mi::mi_free(ptr as *mut c_void)
+            }
+        }
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` was returned by mimalloc; a moved block keeps the natural alignment of its
-        // new size, or the aligned call keeps the layout's alignment.
+        let align = layout.align();
+        let (was_large, now_large) = (large(layout.size(), align), large(new_size, align));
+        // SAFETY: `ptr` was returned by this allocator for `layout` (so by the allocator `was_large`
+        // names); a block that changes allocator is copied (the smaller of both sizes) and freed.
         unsafe {
-            if natural(layout.align(), new_size) {
-                mi::mi_realloc(ptr as *mut c_void, new_size) as *mut u8
-            } else {
-                mi::mi_realloc_aligned(ptr as *mut c_void, new_size, layout.align()) as *mut u8
+            match (was_large, now_large) {
+                (true, true) => realloc(ptr as *mut c_void, new_size) as *mut u8,
+                (false, false) => {
+                    if natural(align, new_size) {
+                        mi::mi_realloc(ptr as *mut c_void, new_size) as *mut u8
+                    } else {
+                        mi::mi_realloc_aligned(ptr as *mut c_void, new_size, align) as *mut u8
+                    }
+                }
+                _ => {
+                    let Ok(new_layout) = Layout::from_size_align(new_size, align) else {
+                        return std::ptr::null_mut();
+                    };
+                    let new = self.alloc(new_layout);
+                    if !new.is_null() {
+                        std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                        self.dealloc(ptr, layout);
+                    }
+                    new
+                }
             }
         }
     }
@@ -82,7 +135,7 @@ mod tests {
     #[test]
     fn blocks_have_the_layouts_alignment() {
         let a = MiMalloc;
-        for size in 1..=1100usize {
+        for size in (1..=1100usize).chain([4000, 4095, 4096, 4097, 9000, 70000]) {
             for align in [1usize, 2, 4, 8, 16, 32, 64] {
                 let Ok(layout) = Layout::from_size_align(size, align) else {
                     continue;
@@ -104,6 +157,34 @@ mod tests {
                     a.dealloc(r, Layout::from_size_align(size * 3 + 1, align).unwrap());
                     a.dealloc(z, layout);
                 }
+            }
+        }
+    }
+
+    /// A block that grows or shrinks across [`LARGE`] changes allocator and keeps its bytes.
+    #[test]
+    fn realloc_across_the_threshold_keeps_the_bytes() {
+        let a = MiMalloc;
+        for (from, to) in [
+            (100usize, 5000usize),
+            (4095, 4096),
+            (5000, 100),
+            (4096, 4095),
+            (70000, 8),
+        ] {
+            let layout = Layout::from_size_align(from, 8).unwrap();
+            // SAFETY: non-zero sizes; the block is freed with its last layout.
+            unsafe {
+                let p = a.alloc(layout);
+                for i in 0..from {
+                    *p.add(i) = (i % 251) as u8;
+                }
+                let r = a.realloc(p, layout, to);
+                assert!(!r.is_null());
+                for i in 0..from.min(to) {
+                    assert_eq!(*r.add(i), (i % 251) as u8, "{from} -> {to} at {i}");
+                }
+                a.dealloc(r, Layout::from_size_align(to, 8).unwrap());
             }
         }
     }

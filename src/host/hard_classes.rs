@@ -3,8 +3,6 @@
 //! classes, component class). The first definition of a name keeps its tags, as in cf-agent.
 //! Rendering matches `cf-agent --show-evaluated-classes` (names sorted, `hardclass` tag appended).
 
-use indexmap::IndexMap;
-
 use super::canon::canonify;
 use super::os_classes::{derive_os, OsDerived};
 use super::time::{time_classes, TIME_CLASS_TAGS};
@@ -51,7 +49,7 @@ pub struct HardClass {
 /// canonifying (`dc1.example.net`, `a-b`) is never found and replaces the tags of the canonical class.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClassSet {
-    map: IndexMap<String, String>,
+    map: crate::fasthash::FastIndexMap<String, String>,
 }
 
 impl ClassSet {

@@ -37,7 +37,7 @@ pub const WORKDIR: &str = "/var/lib/cfengine3";
 #[derive(Default)]
 pub(super) struct Out {
     vars: Vec<SysVar>,
-    index: std::collections::HashMap<String, usize>,
+    index: std::collections::HashMap<String, usize, crate::fasthash::FastState>,
 }
 
 impl Out {

@@ -359,14 +359,9 @@ pub struct Modify {
 pub fn parse_shadow(text: &str) -> Vec<(String, String, String)> {
     text.lines()
         .filter_map(|l| {
-            let f: Vec<&str> = l.split(':').collect();
-            (f.len() >= 2).then(|| {
-                (
-                    f[0].to_string(),
-                    f[1].to_string(),
-                    f.get(7).map(|s| s.to_string()).unwrap_or_default(),
-                )
-            })
+            let (f, n) = super::local::colon_fields::<8>(l);
+            let [name, password, .., expire] = f;
+            (n >= 2).then(|| (name.to_string(), password.to_string(), expire.to_string()))
         })
         .collect()
 }

@@ -483,7 +483,14 @@ pub fn run_engine<'h>(
             ..RunOptions::default()
         },
     ) {
-        Ok(v) => v.out.text(),
+        Ok(v) => {
+            let text = v.out.text();
+            if o.exit_after {
+                // the process ends after the run: freeing the validation's engine only costs time
+                std::mem::forget(v);
+            }
+            text
+        }
         // cf-promises rejected the policy or stopped on a fatal error: the agent falls back to its
         // failsafe policy
         Err(f) if f.fatal || !f.stderr.is_empty() => {
