@@ -382,10 +382,10 @@ pub fn control_body_types() -> &'static [&'static str] {
 
 /// The attribute spec for `lval` in a body of type `body_type`.
 pub fn body_attr(body_type: &str, lval: &str) -> Option<&'static AttrSpec> {
-    // a hashed index per body type, built once (asked for every body constraint)
-    static INDEX: std::sync::OnceLock<AttrIndex> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| attr_index(BODY_TYPES.iter().map(|b| (b.name, b.attrs))));
-    index.get(body_type)?.get(lval).copied()
+    // asked for every body constraint: two binary searches of the sorted tables (a hashed index of
+    // every body type's attributes cost each process ~66,000 instructions and fresh pages to build,
+    // a tenth of a small run's own work; the masterfiles check meets ~1,000 body constraints)
+    find(self::body_type(body_type)?.attrs, lval, |a| a.name)
 }
 
 /// The built-in function named `name`.
