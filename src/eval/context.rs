@@ -98,6 +98,17 @@ fn array_of(key: &VarKey) -> Option<VarKey> {
 }
 
 impl Context {
+    /// An empty context with room for a host's hard classes and `sys`/`const` variables (~100 and
+    /// ~200): their maps are filled at every engine's start, and growing them by doubling rehashed and
+    /// moved them five times over.
+    pub fn for_host() -> Context {
+        Context {
+            hard: FastIndexMap::with_capacity_and_hasher(128, Default::default()),
+            vars: FastIndexMap::with_capacity_and_hasher(256, Default::default()),
+            ..Context::default()
+        }
+    }
+
     /// The innermost frame's namespace and bundle (`default`, `` when no frame).
     pub fn here(&self) -> (&str, &str) {
         match self.frames.last() {

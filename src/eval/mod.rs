@@ -448,7 +448,7 @@ impl<'h> Engine<'h> {
             None => adapter.vfs.set_spill(&opts.spill),
         }
         Engine {
-            ctx: Context::default(),
+            ctx: Context::for_host(),
             files: Vec::new(),
             bundles: Vec::new(),
             bodies: Vec::new(),
