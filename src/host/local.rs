@@ -1,13 +1,13 @@
 //! Local host discovery: the ONLY code in cfsim that reads the machine. Read-only, no processes:
-//! `uname(2)`, `/etc/hosts` (canonical name and aliases, as the `files` resolver
-//! answers; DNS is not asked), `/sys/devices/system/cpu/online`, the network links (index, MAC,
-//! flags; `running` = up with carrier) from one rtnetlink dump (`super::netlink`; `/sys/class/net/*`
-//! where that is not available), `/proc/net/fib_trie` + `/proc/net/route` (IPv4 addresses,
-//! prefixes and owning interface; loopback addresses go to the loopback interface),
-//! `/proc/net/if_inet6`, the clock, `/etc/localtime` (TZif offset), `/proc/uptime`,
-//! `/etc/os-release`, `/proc/1/exe` (systemd), the host key `ppkeys/localhost.pub`, `/etc/passwd`,
-//! `/etc/group`, `getuid(2)`, the process environment and `/usr/bin/cf-*`. Files and commands are served from
-//! the real `/` (`files_root = "/"`); no command results are known in advance.
+//! `uname(2)`, `/etc/hosts` (canonical name and aliases, as the `files` resolver answers; DNS is not
+//! asked), `/sys/devices/system/cpu/online`, the network links (index, MAC, flags; `running` = up
+//! with carrier) from one rtnetlink dump (`super::netlink`; `/sys/class/net/*` where that is not
+//! available), `/proc/net/fib_trie` + `/proc/net/route` (IPv4 addresses, prefixes and owning
+//! interface; loopback addresses go to the loopback interface), `/proc/net/if_inet6`, the clock,
+//! `/etc/localtime` (TZif offset), `/proc/uptime`, `/etc/os-release`, `/proc/1/exe` (systemd), the
+//! host key `ppkeys/localhost.pub`, `/etc/passwd`, `/etc/shadow` (when readable), `/etc/group`,
+//! `getuid(2)`, the process environment and `/usr/bin/cf-*`. Files and commands are served from the
+//! real `/` (`files_root = "/"`); no command results are known in advance.
 
 use std::fs;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -108,8 +108,9 @@ pub fn discover() -> Result<Host, HostError> {
     }
     // the real user id (the first `Uid:` of /proc/self/status)
     let uid = rustix::process::getuid().as_raw();
-    let current_user = Some(uid)
-        .and_then(|u| users.iter().find(|x| x.uid == u))
+    let current_user = users
+        .iter()
+        .find(|x| x.uid == uid)
         .map_or_else(|| "root".to_string(), |u| u.name.clone());
     let systemd = fs::read_link("/proc/1/exe")
         .map(|p| p.ends_with("systemd"))
