@@ -182,6 +182,17 @@ impl Engine<'_> {
         self.ctx.table_var(&name).cloned()
     }
 
+    /// What ExpandList makes of such an element: x's elements (a list x) or x's value alone (a string
+    /// x, `true`: the agent warns, see [`crate::promise::warn_not_list`]); `None` for anything else
+    /// (a container, no such variable, not a lone `@(x)`), which stays as written.
+    pub fn list_element_items(&self, text: &str) -> Option<(Vec<String>, bool)> {
+        match self.list_element_var(text)? {
+            Value::List(_, items) => Some((items, false)),
+            Value::Scalar(_, v) => Some((vec![v], true)),
+            Value::Data(_) => None,
+        }
+    }
+
     /// Evaluates an rval to a value.
     pub fn eval_rval(&mut self, rv: &Rval) -> RvalResult {
         match rv {

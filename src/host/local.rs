@@ -349,10 +349,6 @@ fn interfaces() -> (Vec<Interface>, Option<Ipv4Addr>) {
 /// An interface from its rtnetlink link: the flags as `/sys/class/net/<name>/flags` has them with
 /// `running` = up with carrier (what [`sysfs_links`] reads), the hardware address if it has six bytes.
 fn link_interface(l: &super::netlink::Link) -> Interface {
-    let mut bits = l.flags & !RUNNING;
-    if bits & 1 != 0 && l.carrier == Some(true) {
-        bits |= RUNNING;
-    }
     let mac = (l.address.len() == 6).then(|| {
         l.address
             .iter()
@@ -360,24 +356,42 @@ fn link_interface(l: &super::netlink::Link) -> Interface {
             .collect::<Vec<_>>()
             .join(":")
     });
-    Interface {
-        name: l.name.clone(),
-        index: l.index,
+    interface(
+        l.name.clone(),
+        l.index,
+        l.flags,
+        || l.carrier == Some(true),
         mac,
-        flags: flag_names(bits),
-        ipv4: Vec::new(),
-        ipv6: Vec::new(),
-    }
+    )
 }
 
 const RUNNING: u32 = 0x40;
 
-fn flag_names(bits: u32) -> Vec<String> {
-    FLAG_BITS
-        .iter()
-        .filter(|(b, _)| bits & b != 0)
-        .map(|(_, n)| n.to_string())
-        .collect()
+/// An interface without addresses from its device flags; `running` is up with a carrier (`carrier` is
+/// asked only for an interface that is up), whatever the flags said.
+fn interface(
+    name: String,
+    index: u32,
+    flags: u32,
+    carrier: impl FnOnce() -> bool,
+    mac: Option<String>,
+) -> Interface {
+    let mut bits = flags & !RUNNING;
+    if bits & 1 != 0 && carrier() {
+        bits |= RUNNING;
+    }
+    Interface {
+        name,
+        index,
+        mac,
+        flags: FLAG_BITS
+            .iter()
+            .filter(|(b, _)| bits & b != 0)
+            .map(|(_, n)| n.to_string())
+            .collect(),
+        ipv4: Vec::new(),
+        ipv6: Vec::new(),
+    }
 }
 
 /// The interfaces from sysfs (where netlink is not available): four files per interface.
@@ -396,22 +410,12 @@ fn sysfs_links() -> Vec<Interface> {
         let index = read_trim(&format!("{base}/ifindex"))
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
-        let mut bits = read_trim(&format!("{base}/flags"))
+        let flags = read_trim(&format!("{base}/flags"))
             .and_then(|s| u32::from_str_radix(s.trim_start_matches("0x"), 16).ok())
             .unwrap_or(0);
-        if bits & 1 != 0 && read_trim(&format!("{base}/carrier")).as_deref() == Some("1") {
-            bits |= RUNNING;
-        }
-        let flags = flag_names(bits);
+        let carrier = || read_trim(&format!("{base}/carrier")).as_deref() == Some("1");
         let mac = read_trim(&format!("{base}/address")).filter(|m| m.len() == 17);
-        out.push(Interface {
-            name,
-            index,
-            mac,
-            flags,
-            ipv4: Vec::new(),
-            ipv6: Vec::new(),
-        });
+        out.push(interface(name, index, flags, carrier, mac));
     }
     out
 }

@@ -7,7 +7,6 @@ use crate::eval::{BundleDef, Engine, Outcome};
 use crate::expr::canonify;
 use crate::expr::env::EvalEnv;
 use crate::syntax::ast::{Promise, Rval};
-use crate::value::Value;
 
 const DECIDERS: &[&str] = &[
     "expression",
@@ -57,20 +56,14 @@ fn elements(rv: &Rval) -> Vec<&Rval> {
 fn truths(e: &mut Engine<'_>, rv: &Rval) -> Vec<bool> {
     let mut out = Vec::new();
     for x in elements(rv) {
-        if let Rval::Scalar(s) = x {
-            match e.list_element_var(&s.value) {
-                Some(Value::List(_, items)) => {
-                    for it in &items {
-                        out.push(e.eval_class_str(it) == Ok(true));
-                    }
-                    continue;
-                }
-                Some(Value::Scalar(_, v)) => {
-                    out.push(e.eval_class_str(&v) == Ok(true));
-                    continue;
-                }
-                _ => {}
+        if let Some((items, _)) = match x {
+            Rval::Scalar(s) => e.list_element_items(&s.value),
+            _ => None,
+        } {
+            for it in &items {
+                out.push(e.eval_class_str(it) == Ok(true));
             }
+            continue;
         }
         out.push(e.eval_condition(x) == Ok(true));
     }

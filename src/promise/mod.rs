@@ -64,12 +64,17 @@ pub(crate) fn warn_scalar_refs<'r>(
             continue;
         };
         if let Some(crate::value::Value::Scalar(..)) = e.list_element_var(&s.value) {
-            e.log(
-                crate::eval::output::LogLevel::Warning,
-                &format!("'{}' failed - variable is not list but string", s.value),
-            );
+            warn_not_list(e, &s.value);
         }
     }
+}
+
+/// The agent's warning for an element `text` (a lone `@(x)`) whose x is a string.
+pub(crate) fn warn_not_list(e: &mut Engine<'_>, text: &str) {
+    e.log(
+        crate::eval::output::LogLevel::Warning,
+        &format!("'{text}' failed - variable is not list but string"),
+    );
 }
 
 /// Stage 7 of the agent ("preliminary convergence"): every promise was expanded already (its function

@@ -327,16 +327,14 @@ fn expand_result_items(e: &mut Engine<'_>, items: Vec<String>) -> Vec<String> {
     }
     let mut out = Vec::with_capacity(items.len());
     for it in items {
-        match e.list_element_var(&it) {
-            Some(Value::List(_, l)) => out.extend(l),
-            Some(Value::Scalar(_, v)) => {
-                e.log(
-                    LogLevel::Warning,
-                    &format!("'{it}' failed - variable is not list but string"),
-                );
-                out.push(v);
+        match e.list_element_items(&it) {
+            Some((expanded, from_string)) => {
+                if from_string {
+                    super::warn_not_list(e, &it);
+                }
+                out.extend(expanded);
             }
-            _ => out.push(it),
+            None => out.push(it),
         }
     }
     out
