@@ -76,8 +76,14 @@ pub struct Context {
     pub bundles: Vec<BundleInfo>,
     /// `comment =>` of variables and classes, keyed by their table name (`ns:scope.lval`, class name).
     pub comments: FastIndexMap<String, String>,
-    /// The agent's iteration order of `vars` (see [`super::vartable`]).
-    table: AgentTable,
+    /// The agent's iteration order of `vars` (see [`super::vartable`]), for the first `indexed` of
+    /// them: a new variable enters it when the order is next read ([`Context::table`]) or a variable is
+    /// removed. Each engine sets ~200 `sys`/`const` variables at its start that a small run never
+    /// reads in table order: hashing them the agent's way and placing them was a twentieth of a small
+    /// `cfsim agent` run's instructions. The order is the same: variables enter in the order of their
+    /// places, which no removal has changed since they were set.
+    table: std::cell::RefCell<AgentTable>,
+    indexed: std::cell::Cell<usize>,
     /// The classic array entries (their lvals `name[...]`) per `(namespace, scope, array name)`, so that
     /// the functions reading an array visit its entries, not the whole table.
     arrays: FastIndexMap<VarKey, Vec<String>>,
@@ -137,8 +143,6 @@ impl Context {
                 o.insert(VarEntry { value, tags });
             }
             indexmap::map::Entry::Vacant(v) => {
-                let (ns, scope, lval) = v.key();
-                let h = var_hash(ns, scope, lval);
                 if let Some(a) = array_of(v.key()) {
                     let lval = v.key().2.clone();
                     match self.arrays.entry(a) {
@@ -153,9 +157,7 @@ impl Context {
                         }
                     }
                 }
-                let pos = v.index();
                 v.insert(VarEntry { value, tags });
-                self.table.insert(h, pos);
             }
         }
     }
@@ -164,15 +166,44 @@ impl Context {
     /// of the agent's table each), so removing k variables costs k whatever the size of the table.
     /// The arrays index is the caller's to update.
     fn swap_out(&mut self, pos: usize) -> Option<VarKey> {
+        self.index_new_vars();
         let last = self.vars.len().checked_sub(1)?;
         let (key, _) = self.vars.swap_remove_index(pos)?;
-        self.table.forget(var_hash(&key.0, &key.1, &key.2), pos);
+        let table = self.table.get_mut();
+        table.forget(var_hash(&key.0, &key.1, &key.2), pos);
         if pos != last {
             if let Some(((ns, scope, lval), _)) = self.vars.get_index(pos) {
-                self.table.moved(var_hash(ns, scope, lval), last, pos);
+                table.moved(var_hash(ns, scope, lval), last, pos);
             }
         }
+        self.indexed.set(self.vars.len());
         Some(key)
+    }
+
+    /// Puts the variables set since the table order was last brought up to date into it.
+    fn index_new_vars(&mut self) {
+        let table = self.table.get_mut();
+        for pos in self.indexed.get()..self.vars.len() {
+            if let Some(((ns, scope, lval), _)) = self.vars.get_index(pos) {
+                table.insert(var_hash(ns, scope, lval), pos);
+            }
+        }
+        self.indexed.set(self.vars.len());
+    }
+
+    /// The agent's table order of every variable (brought up to date first). `None` only if it were
+    /// asked while being brought up to date, which a shared borrow of the context cannot do.
+    fn table(&self) -> Option<std::cell::Ref<'_, AgentTable>> {
+        if self.indexed.get() < self.vars.len() {
+            let mut table = self.table.try_borrow_mut().ok()?;
+            for pos in self.indexed.get()..self.vars.len() {
+                if let Some(((ns, scope, lval), _)) = self.vars.get_index(pos) {
+                    table.insert(var_hash(ns, scope, lval), pos);
+                }
+            }
+            self.indexed.set(self.vars.len());
+        }
+        self.table.try_borrow().ok()
     }
 
     /// Removes a variable (bundle parameters after the call).
@@ -252,7 +283,10 @@ impl Context {
 
     /// Visits the variables in the agent's table order.
     fn visit_in_table_order(&self, f: &mut dyn FnMut(&VarKey, &VarEntry)) {
-        self.table.visit(&mut |p| {
+        let Some(table) = self.table() else {
+            return;
+        };
+        table.visit(&mut |p| {
             if let Some((k, e)) = self.vars.get_index(p) {
                 f(k, e);
             }
@@ -519,6 +553,9 @@ impl EvalEnv for Context {
     ) {
         // the entries' places in the table order, sorted: the order a whole-table visit gives them
         let members = self.arrays.get(&VarKeyRef(ns, scope, name));
+        let Some(table) = self.table() else {
+            return;
+        };
         let mut picks: Vec<((usize, usize), usize)> = Vec::new();
         for lval in members
             .into_iter()
@@ -529,7 +566,7 @@ impl EvalEnv for Context {
             let Some(pos) = self.vars.get_index_of(&VarKeyRef(ns, scope, lval)) else {
                 continue;
             };
-            if let Some(rank) = self.table.rank(var_hash(ns, scope, lval), pos) {
+            if let Some(rank) = table.rank(var_hash(ns, scope, lval), pos) {
                 picks.push((rank, pos));
             }
         }
