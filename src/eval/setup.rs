@@ -30,6 +30,8 @@ pub const DEF_JQ: &str =
 pub struct HostFacts {
     classes: ClassSet,
     sys: Vec<SysVar>,
+    /// Each `sys` variable's tags, split once for every engine.
+    sys_tags: Vec<Vec<String>>,
 }
 
 impl HostFacts {
@@ -38,9 +40,15 @@ impl HostFacts {
         let abs = std::path::absolute(entry).unwrap_or_else(|_| entry.into());
         // the OS discovery reads the distribution's marker files: once for both
         let os = crate::host::os_classes::derive_os(host);
+        let sys = sys_vars_with(host, Some(&abs), &os);
+        let sys_tags = sys
+            .iter()
+            .map(|v| v.tags.split(',').map(str::to_string).collect())
+            .collect();
         HostFacts {
             classes: host_classes_with(host, &os),
-            sys: sys_vars_with(host, Some(&abs), &os),
+            sys,
+            sys_tags,
         }
     }
 }
@@ -83,8 +91,15 @@ impl Engine<'_> {
         entry: &str,
         opts: &ClassOptions,
     ) {
-        for c in facts.classes.iter() {
-            self.ctx.hard.entry(c.name.clone()).or_insert(c.tags);
+        if self.ctx.hard.is_empty() {
+            // a copy of the map as it is (no name hashed again)
+            self.ctx.hard.clone_from(facts.classes.as_map());
+        } else {
+            for (name, tags) in facts.classes.as_map() {
+                if !self.ctx.hard.contains_key(name) {
+                    self.ctx.hard.insert(name.clone(), tags.clone());
+                }
+            }
         }
         // last, as `hard_classes` puts it (a class of that name defined already keeps its place)
         let (name, tags) = component_class(component);
@@ -111,17 +126,16 @@ impl Engine<'_> {
                     .define_global("default", &c, vec!["source=environment".into()]);
             }
         }
-        for v in &facts.sys {
+        for (v, tags) in facts.sys.iter().zip(&facts.sys_tags) {
             let value = match &v.value {
                 SysValue::Str(s) => Value::str(s.clone()),
                 SysValue::List(l) => Value::slist(l.clone()),
                 SysValue::Data(d) => Value::Data(d.clone()),
             };
-            let tags = v.tags.split(',').map(str::to_string).collect();
             self.ctx.set_var(
                 ("default".into(), "sys".into(), v.name.clone()),
                 value,
-                tags,
+                tags.clone(),
             );
         }
         for (k, v) in crate::expr::CONST_VARS {

@@ -78,6 +78,11 @@ impl ClassSet {
         self.map.is_empty()
     }
 
+    /// The classes as a map, name → tags, in definition order.
+    pub fn as_map(&self) -> &crate::fasthash::FastIndexMap<String, String> {
+        &self.map
+    }
+
     /// Classes in definition order.
     pub fn iter(&self) -> impl Iterator<Item = HardClass> + '_ {
         self.map.iter().map(|(n, t)| HardClass {
