@@ -502,20 +502,24 @@ pub fn run_engine<'h>(
         }
         Err(_) => String::new(),
     };
-    let mut e =
-        match policy.engine_with_facts(host, &facts, Component::Agent, &classes, level, opts) {
-            Ok(e) => e,
-            // what the validation printed comes first (a FatalError of the agent's own pre-evaluation,
-            // after cf-promises accepted the policy: eval/scope/string_from_list_fatal)
-            Err(mut f) => {
-                f.stdout.insert_str(0, &validation);
-                let trace_json = o.trace_file.as_ref().map(|_| trace::render_json(&f.trace));
-                return Err(Box::new(RunResult {
-                    trace_json,
-                    ..failed(f)
-                }));
-            }
-        };
+    let engine = policy.engine_with_facts(host, &facts, Component::Agent, &classes, level, opts);
+    if o.exit_after {
+        // the process ends after the run: freeing the facts only costs time
+        std::mem::forget(facts);
+    }
+    let mut e = match engine {
+        Ok(e) => e,
+        // what the validation printed comes first (a FatalError of the agent's own pre-evaluation,
+        // after cf-promises accepted the policy: eval/scope/string_from_list_fatal)
+        Err(mut f) => {
+            f.stdout.insert_str(0, &validation);
+            let trace_json = o.trace_file.as_ref().map(|_| trace::render_json(&f.trace));
+            return Err(Box::new(RunResult {
+                trace_json,
+                ..failed(f)
+            }));
+        }
+    };
     // a policy_server.dat naming a host that does not resolve: the agent and its cf-promises each log it
     // at their start (recorded: policies/hosts/policy_hub/unresolved)
     if let Some((info, error)) = crate::host::policy_server::policy_server(host)
