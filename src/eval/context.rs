@@ -97,6 +97,15 @@ pub struct Context {
     hard_in_order: usize,
 }
 
+/// Enters the variables from map position `from` on into the agent's table order, in their order.
+fn index_from(table: &mut AgentTable, vars: &FastIndexMap<VarKey, VarEntry>, from: usize) {
+    for pos in from..vars.len() {
+        if let Some(((ns, scope, lval), _)) = vars.get_index(pos) {
+            table.insert(var_hash(ns, scope, lval), pos);
+        }
+    }
+}
+
 /// `(ns, scope, name)` of a classic array entry `name[...]`.
 fn array_of(key: &VarKey) -> Option<VarKey> {
     let i = crate::expr::find_byte(&key.2, 0, b'[')?;
@@ -182,12 +191,7 @@ impl Context {
 
     /// Puts the variables set since the table order was last brought up to date into it.
     fn index_new_vars(&mut self) {
-        let table = self.table.get_mut();
-        for pos in self.indexed.get()..self.vars.len() {
-            if let Some(((ns, scope, lval), _)) = self.vars.get_index(pos) {
-                table.insert(var_hash(ns, scope, lval), pos);
-            }
-        }
+        index_from(self.table.get_mut(), &self.vars, self.indexed.get());
         self.indexed.set(self.vars.len());
     }
 
@@ -195,12 +199,11 @@ impl Context {
     /// asked while being brought up to date, which a shared borrow of the context cannot do.
     fn table(&self) -> Option<std::cell::Ref<'_, AgentTable>> {
         if self.indexed.get() < self.vars.len() {
-            let mut table = self.table.try_borrow_mut().ok()?;
-            for pos in self.indexed.get()..self.vars.len() {
-                if let Some(((ns, scope, lval), _)) = self.vars.get_index(pos) {
-                    table.insert(var_hash(ns, scope, lval), pos);
-                }
-            }
+            index_from(
+                &mut *self.table.try_borrow_mut().ok()?,
+                &self.vars,
+                self.indexed.get(),
+            );
             self.indexed.set(self.vars.len());
         }
         self.table.try_borrow().ok()
@@ -695,6 +698,60 @@ mod tests {
             out.push(l.to_string())
         });
         out
+    }
+
+    /// The table order built when it is read is the order kept up at every change: variables set,
+    /// replaced and removed (a removal moves the last variable into the hole) in a random sequence,
+    /// read now and then, against a table maintained at each step as before.
+    #[test]
+    fn table_order_built_when_read_is_the_order_kept_at_every_change() {
+        let mut c = Context::default();
+        let mut eager = AgentTable::default();
+        let mut x: u32 = 11;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let order = |c: &Context| {
+            let mut keys = Vec::new();
+            c.visit_in_table_order(&mut |k, _| keys.push(k.clone()));
+            keys
+        };
+        for round in 0..3000 {
+            let key = (
+                "default".to_string(),
+                format!("s{}", next() % 3),
+                format!("v{}", next() % 400),
+            );
+            if next() % 4 == 0 {
+                if let Some(pos) = c.vars.get_index_of(&key) {
+                    let last = c.vars.len() - 1;
+                    let moved = c.vars.get_index(last).map(|(k, _)| k.clone());
+                    c.remove_var(&key);
+                    eager.forget(var_hash(&key.0, &key.1, &key.2), pos);
+                    if let (true, Some(m)) = (pos != last, moved) {
+                        eager.moved(var_hash(&m.0, &m.1, &m.2), last, pos);
+                    }
+                }
+            } else {
+                if !c.vars.contains_key(&key) {
+                    eager.insert(var_hash(&key.0, &key.1, &key.2), c.vars.len());
+                }
+                c.set_var(key, Value::str("v"), Vec::new());
+            }
+            if round % 97 == 0 || round == 2999 {
+                let mut want = Vec::new();
+                eager.visit(&mut |p| {
+                    if let Some((k, _)) = c.vars.get_index(p) {
+                        want.push(k.clone());
+                    }
+                });
+                assert_eq!(order(&c), want, "round {round}");
+                assert_eq!(want.len(), c.vars.len());
+            }
+        }
     }
 
     /// The array index visits an array's entries in the table order a full scan gives them, through

@@ -498,5 +498,14 @@ mod tests {
                 }
             }
         }
+        // promise type first: the last answer (remembered per thread) must not be given for the same
+        // promise type in another bundle type (`files` in `agent`, then in `common`)
+        for t in &types {
+            for b in &bundles {
+                let searched = promise_type_allowed(b, t) || promise_type_allowed("common", t);
+                let hashed = matches!(lookup_promise_type(b, t), PromiseTypeLookup::BuiltIn(_));
+                assert_eq!(hashed, searched, "{b} {t}");
+            }
+        }
     }
 }
