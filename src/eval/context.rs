@@ -700,6 +700,16 @@ mod tests {
         out
     }
 
+    /// A seeded xorshift32 sequence (the randomised tests' inputs, the same on every run).
+    fn xorshift(mut x: u32) -> impl FnMut() -> u32 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        }
+    }
+
     /// The table order built when it is read is the order kept up at every change: variables set,
     /// replaced and removed (a removal moves the last variable into the hole) in a random sequence,
     /// read now and then, against a table maintained at each step as before.
@@ -707,13 +717,7 @@ mod tests {
     fn table_order_built_when_read_is_the_order_kept_at_every_change() {
         let mut c = Context::default();
         let mut eager = AgentTable::default();
-        let mut x: u32 = 11;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        };
+        let mut next = xorshift(11);
         let order = |c: &Context| {
             let mut keys = Vec::new();
             c.visit_in_table_order(&mut |k, _| keys.push(k.clone()));
@@ -725,7 +729,7 @@ mod tests {
                 format!("s{}", next() % 3),
                 format!("v{}", next() % 400),
             );
-            if next() % 4 == 0 {
+            if next().is_multiple_of(4) {
                 if let Some(pos) = c.vars.get_index_of(&key) {
                     let last = c.vars.len() - 1;
                     let moved = c.vars.get_index(last).map(|(k, _)| k.clone());
@@ -759,13 +763,7 @@ mod tests {
     #[test]
     fn array_visits_follow_the_table_order() {
         let mut c = Context::default();
-        let mut x: u32 = 7;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        };
+        let mut next = xorshift(7);
         let arrays = ["a", "b", "cc"];
         let check = |c: &Context| {
             for a in arrays {
@@ -779,7 +777,7 @@ mod tests {
         };
         for round in 0..600 {
             let a = arrays[(next() % 3) as usize];
-            let scope = if next() % 4 == 0 { "s2" } else { "s1" };
+            let scope = if next().is_multiple_of(4) { "s2" } else { "s1" };
             let lval = match next() % 5 {
                 0 => a.to_string(),
                 1 => format!("{a}[k{}][j{}]", next() % 7, next() % 3),
@@ -787,7 +785,7 @@ mod tests {
                 _ => format!("{a}[k{}]", next() % 40),
             };
             let key = ("default".to_string(), scope.to_string(), lval);
-            if next() % 5 == 0 {
+            if next().is_multiple_of(5) {
                 c.remove_var(&key);
             } else {
                 c.set_var(key, Value::str("v"), Vec::new());
@@ -796,7 +794,7 @@ mod tests {
                 let gone: Vec<VarKey> = c
                     .vars
                     .keys()
-                    .filter(|k| next() % 3 == 0 && k.2.contains('['))
+                    .filter(|k| next().is_multiple_of(3) && k.2.contains('['))
                     .cloned()
                     .collect();
                 c.remove_vars(&gone);

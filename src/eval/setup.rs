@@ -29,9 +29,8 @@ pub const DEF_JQ: &str =
 #[derive(Debug, Clone)]
 pub struct HostFacts {
     classes: ClassSet,
-    sys: Vec<SysVar>,
-    /// Each `sys` variable's tags, split once for every engine.
-    sys_tags: Vec<Vec<String>>,
+    /// The `sys` variables, each with its tags split (once for every engine).
+    sys: Vec<(SysVar, Vec<String>)>,
 }
 
 impl HostFacts {
@@ -40,15 +39,15 @@ impl HostFacts {
         let abs = std::path::absolute(entry).unwrap_or_else(|_| entry.into());
         // the OS discovery reads the distribution's marker files: once for both
         let os = crate::host::os_classes::derive_os(host);
-        let sys = sys_vars_with(host, Some(&abs), &os);
-        let sys_tags = sys
-            .iter()
-            .map(|v| v.tags.split(',').map(str::to_string).collect())
-            .collect();
         HostFacts {
             classes: host_classes_with(host, &os),
-            sys,
-            sys_tags,
+            sys: sys_vars_with(host, Some(&abs), &os)
+                .into_iter()
+                .map(|v| {
+                    let tags = v.tags.split(',').map(str::to_string).collect();
+                    (v, tags)
+                })
+                .collect(),
         }
     }
 }
@@ -96,9 +95,10 @@ impl Engine<'_> {
             self.ctx.hard.clone_from(facts.classes.as_map());
         } else {
             for (name, tags) in facts.classes.as_map() {
-                if !self.ctx.hard.contains_key(name) {
-                    self.ctx.hard.insert(name.clone(), tags.clone());
-                }
+                self.ctx
+                    .hard
+                    .entry(name.clone())
+                    .or_insert_with(|| tags.clone());
             }
         }
         // last, as `hard_classes` puts it (a class of that name defined already keeps its place)
@@ -126,7 +126,7 @@ impl Engine<'_> {
                     .define_global("default", &c, vec!["source=environment".into()]);
             }
         }
-        for (v, tags) in facts.sys.iter().zip(&facts.sys_tags) {
+        for (v, tags) in &facts.sys {
             let value = match &v.value {
                 SysValue::Str(s) => Value::str(s.clone()),
                 SysValue::List(l) => Value::slist(l.clone()),

@@ -347,40 +347,30 @@ pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseType
 
 type HashMap<K, V> = std::collections::HashMap<K, V, crate::fasthash::FastState>;
 
-/// The attribute `lval` of the built-in promise type `spec` (a hashed index per promise type, built once):
-/// for a caller that already looked the promise type up.
+/// The attribute `lval` of the built-in promise type `spec`: for a caller that already looked the
+/// promise type up. Asked for every promise constraint: a hashed index per promise type, by the spec's
+/// place in `PROMISE_TYPES` (one probe; a binary search of its sorted attributes for a spec from
+/// elsewhere).
 pub fn spec_attr(spec: &'static PromiseTypeSpec, lval: &str) -> Option<&'static AttrSpec> {
-    // by the spec's place in `PROMISE_TYPES` (one hashed probe, for the attribute), else by its name
     type ByPlace = Vec<HashMap<&'static str, &'static AttrSpec>>;
     static BY_PLACE: std::sync::OnceLock<ByPlace> = std::sync::OnceLock::new();
-    static INDEX: std::sync::OnceLock<AttrIndex> = std::sync::OnceLock::new();
-    let at = (spec as *const PromiseTypeSpec as usize)
+    let place = (spec as *const PromiseTypeSpec as usize)
         .checked_sub(PROMISE_TYPES.as_ptr() as usize)
-        .map(|off| off / std::mem::size_of::<PromiseTypeSpec>());
-    if let Some(attrs) = at.and_then(|i| {
-        let by_place = BY_PLACE.get_or_init(|| {
-            PROMISE_TYPES
-                .iter()
-                .map(|p| p.attrs.iter().map(|a| (a.name, a)).collect())
-                .collect()
-        });
-        by_place
-            .get(i)
-            .filter(|_| PROMISE_TYPES.get(i).is_some_and(|p| std::ptr::eq(p, spec)))
-    }) {
-        return attrs.get(lval).copied();
+        .map(|off| off / std::mem::size_of::<PromiseTypeSpec>())
+        .filter(|&i| PROMISE_TYPES.get(i).is_some_and(|p| std::ptr::eq(p, spec)));
+    match place {
+        Some(i) => BY_PLACE
+            .get_or_init(|| {
+                PROMISE_TYPES
+                    .iter()
+                    .map(|p| p.attrs.iter().map(|a| (a.name, a)).collect())
+                    .collect()
+            })
+            .get(i)?
+            .get(lval)
+            .copied(),
+        None => find(spec.attrs, lval, |a| a.name),
     }
-    let index = INDEX.get_or_init(|| attr_index(PROMISE_TYPES.iter().map(|p| (p.name, p.attrs))));
-    index.get(spec.name)?.get(lval).copied()
-}
-
-/// Attribute specs by owner (promise type or body type) and name.
-type AttrIndex = HashMap<&'static str, HashMap<&'static str, &'static AttrSpec>>;
-
-fn attr_index(owners: impl Iterator<Item = (&'static str, &'static [AttrSpec])>) -> AttrIndex {
-    owners
-        .map(|(name, attrs)| (name, attrs.iter().map(|a| (a.name, a)).collect()))
-        .collect()
 }
 
 /// The attribute spec for `lval` of a promise of type `promise_type` in a bundle of type `bundle_type`.
