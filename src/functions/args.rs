@@ -51,12 +51,30 @@ pub fn int_arg(a: &FnArg) -> i64 {
     parse_int(a.text()).unwrap_or(0)
 }
 
-/// Resolves a collecting argument to its value, or `None` (variable missing, JSON invalid).
+/// Resolves a collecting argument to its value, or `None` (variable missing, JSON invalid). A variable
+/// holding a plain string is that string (`getvalues`, `getindices`, `format`'s `%S`); see
+/// [`collect_container`] for the functions that want a list or a container.
 pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
+    collect_with(ctx, a, true)
+}
+
+/// [`collect`] for the functions that take a list or a data container (`length`, `join`, `nth`,
+/// `mergedata`, `storejson`, `sum`, `every`, …): a variable holding a plain string (without classic
+/// array entries) is `None`, and the function fails, as the agent's `VarRefValueToJson` answers without
+/// scalars (recorded: functions/scalar_collections, named `"s"` and `@(s)` alike).
+pub fn collect_container(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
+    collect_with(ctx, a, false)
+}
+
+fn collect_with(ctx: &CallCtx<'_>, a: &FnArg, scalars: bool) -> Option<Value> {
+    // a scalar that also has array entries (`sys.ipv4` and `sys.ipv4[eth0]`) is read as the array
+    let scalar = |v: Value, name: &str| match classic_array(ctx, name) {
+        Some(arr) => Some(arr),
+        None => scalars.then_some(v),
+    };
     if let Some(name) = &a.naked {
         return match lookup_name(&*ctx.env, name) {
-            // a scalar that also has array entries (`sys.ipv4` and `sys.ipv4[eth0]`) is read as the array
-            Some(v @ Value::Scalar(..)) => Some(classic_array(ctx, name).unwrap_or(v)),
+            Some(v @ Value::Scalar(..)) => scalar(v, name),
             Some(v) => Some(v),
             None => classic_array(ctx, name),
         };
@@ -66,7 +84,7 @@ pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
         Value::Scalar(_, s) => {
             if let Some(v) = lookup_name(&*ctx.env, s) {
                 return match v {
-                    Value::Scalar(..) => Some(classic_array(ctx, s).unwrap_or(v)),
+                    Value::Scalar(..) => scalar(v, s),
                     v => Some(v),
                 };
             }
@@ -182,9 +200,9 @@ fn insert_nested(obj: &mut serde_json::Map<String, Json>, path: &[String], key: 
     }
 }
 
-/// Like [`collect`], but logs the agent's verbose note and fails when missing.
+/// Like [`collect_container`], but logs the agent's verbose note and fails when missing.
 pub fn collect_or_fail(ctx: &mut CallCtx<'_>, fname: &str, a: &FnArg) -> Result<Value, FnFail> {
-    match collect(ctx, a) {
+    match collect_container(ctx, a) {
         Some(v) => Ok(v),
         None => {
             ctx.verbose(format!(

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value as Json};
 
-use super::args::{collect, collect_or_fail, elements};
+use super::args::{collect_container, collect_or_fail, elements};
 use super::json::{self, write_pretty};
 use super::lists::{map_pairs, substitute_this};
 use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
@@ -175,7 +175,7 @@ fn expand_json(ctx: &CallCtx<'_>, j: &Json) -> Option<Json> {
 }
 
 fn data_expand(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let Some(v) = collect(ctx, &a[0]) else {
+    let Some(v) = collect_container(ctx, &a[0]) else {
         return Err(FnFail);
     };
     expand_json(ctx, &v.to_json())

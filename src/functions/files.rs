@@ -373,9 +373,14 @@ fn makerule(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let Some(target) = stat(ctx, a[0].text()) else {
         return Ok(Value::context(true));
     };
-    let sources = match super::args::collect(ctx, &a[1]) {
+    // a list or container of sources, else an absolute path; a name of no list (or of a string
+    // variable) fails (recorded: iteration/scalar_collections)
+    let sources = match super::args::collect_container(ctx, &a[1]) {
         Some(v) => elements(&v),
-        None => vec![a[1].text().to_string()],
+        None if a[1].naked.is_none() && a[1].text().starts_with('/') => {
+            vec![a[1].text().to_string()]
+        }
+        None => return Err(super::FnFail),
     };
     let newer = sources
         .iter()

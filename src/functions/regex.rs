@@ -231,8 +231,7 @@ fn splitstring(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 fn regarray(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let re = regex(ctx, a[1].text())?;
     let name = a[0].naked.as_deref().unwrap_or(a[0].text()).to_string();
-    let vals = classic_array(ctx, &name)
-        .map(|v| elements(&v))
-        .unwrap_or_default();
+    // no such array (a string variable is none either) fails (recorded: iteration/scalar_collections)
+    let vals = elements(&classic_array(ctx, &name).ok_or(FnFail)?);
     Ok(Value::context(vals.iter().any(|v| full_match(&re, v))))
 }
