@@ -52,8 +52,8 @@ pub fn int_arg(a: &FnArg) -> i64 {
 }
 
 /// Resolves a collecting argument to its value, or `None` (variable missing, JSON invalid). A variable
-/// holding a plain string is that string (`getvalues`, `getindices`, `format`'s `%S`); see
-/// [`collect_container`] for the functions that want a list or a container.
+/// holding a plain string is that string (`getvalues`, `getindices`); see [`collect_container`] for
+/// the functions that want a list or a container.
 pub fn collect(ctx: &CallCtx<'_>, a: &FnArg) -> Option<Value> {
     collect_with(ctx, a, true)
 }

@@ -224,7 +224,7 @@ fn map_with_call(
         },
         None => return EvalOutcome::Failed,
     };
-    let Some(v) = super::args::collect(ctx, &arg) else {
+    let Some(v) = super::args::collect_container(ctx, &arg) else {
         return EvalOutcome::Failed;
     };
     let pairs: Vec<(String, String)> = if call.name == "maplist" {

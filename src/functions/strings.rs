@@ -196,6 +196,17 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
         let text = arg.text();
         let piece = match conv {
             'S' => {
+                // a variable holding a string, int or real is an error naming its type, also when it
+                // has classic array entries (recorded: iteration/format_scalar_container)
+                let name = arg.naked.as_deref().unwrap_or(text);
+                if let Some(v @ Value::Scalar(..)) =
+                    crate::expr::expand::lookup_name(&*ctx.env, name)
+                {
+                    return Err(ctx.fail(format!(
+                        "Function 'format' expected a list variable, got variable of type '{}'",
+                        v.type_name()
+                    )));
+                }
                 let v = match &arg.value {
                     Value::Scalar(..) => match collect(ctx, arg) {
                         Some(v) => v,
