@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use cfsim::cli;
 
 mod alloc;
+mod plain_args;
 
 /// mimalloc rather than glibc's malloc: see Cargo.toml for the measurements, `alloc` for the calls.
 #[global_allocator]
@@ -557,7 +558,7 @@ struct AgentArgs {
 /// or the version, goes through the whole tree, which prints clap's usual text.
 fn parse_cli() -> Cli {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    match fast_subcommand(&args) {
+    match plain_args::plain_subcommand(&args).or_else(|| fast_subcommand(&args)) {
         Some(cmd) => Cli { cmd },
         None => Cli::parse_from(args),
     }
@@ -1114,6 +1115,69 @@ mod tests {
             "cfsim",
         ] {
             assert!(fast_subcommand(&argv(line)).is_none(), "{line}");
+        }
+    }
+
+    /// The hand parser gives what clap gives, defaults included, on every flag it takes, and leaves
+    /// to clap every line it does not take whole.
+    #[test]
+    fn plain_path_parses_as_clap() {
+        for line in [
+            "cfsim agent",
+            "cfsim promises",
+            "cfsim agent -K -f ./agent-hello.cf",
+            "cfsim agent --no-lock --file p.cf --host h.json --inform --dry-run --exec --allow-network",
+            "cfsim agent -K -I -n --host local ./p.cf",
+            "cfsim agent p.cf -f q.cf",
+            "cfsim promises -f ./promises.cf",
+            "cfsim promises -p json -f ./lib/files.cf",
+            "cfsim promises -c -I --exec --allow-network --host h.json --policy-output-format cf x.cf",
+            "cfsim promises --full-check --file a.cf --inform --show-vars --show-classes",
+            "cfsim promises --show-vars=sys\\..* --show-classes=linux -f a.cf",
+            "cfsim promises --show-vars= -f a.cf",
+        ] {
+            let whole = Cli::try_parse_from(argv(line));
+            let plain = plain_args::plain_subcommand(&argv(line));
+            match (whole, plain) {
+                (
+                    Ok(Cli {
+                        cmd: Cmd::Promises(w),
+                    }),
+                    Some(Cmd::Promises(f)),
+                ) => {
+                    assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
+                }
+                (Ok(Cli { cmd: Cmd::Agent(w) }), Some(Cmd::Agent(f))) => {
+                    assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
+                }
+                (w, f) => panic!("{line}: clap {:?} plain {:?}", w.is_ok(), f.is_some()),
+            }
+        }
+        for line in [
+            "cfsim agent -K -K",
+            "cfsim agent -KI -f p.cf",
+            "cfsim agent -f a.cf -f b.cf",
+            "cfsim agent --file=p.cf",
+            "cfsim agent -f -K",
+            "cfsim agent -f",
+            "cfsim agent a.cf b.cf",
+            "cfsim agent -D x -f p.cf",
+            "cfsim agent --host",
+            "cfsim agent -h",
+            "cfsim agent --version",
+            "cfsim agent -- p.cf",
+            "cfsim promises -p json -p cf",
+            "cfsim promises --show-varsx",
+            "cfsim promises --show-vars --show-vars",
+            "cfsim promises -b main",
+            "cfsim promises --help",
+            "cfsim fleet -f x",
+            "cfsim",
+        ] {
+            assert!(
+                plain_args::plain_subcommand(&argv(line)).is_none(),
+                "{line}"
+            );
         }
     }
 }
