@@ -185,7 +185,7 @@ impl Engine<'_> {
             if l == set {
                 for c in self.list_of(&rv) {
                     let c = canonify(&c);
-                    if self.ctx.hard.contains_key(&c) {
+                    if self.ctx.is_hard(&c) {
                         continue;
                     }
                     if self.out.shows(LogLevel::Verbose) {
@@ -205,7 +205,7 @@ impl Engine<'_> {
             } else if l == cancel {
                 for c in self.list_of(&rv) {
                     let c = canonify(&c);
-                    if self.ctx.hard.contains_key(&c) {
+                    if self.ctx.is_hard(&c) {
                         self.log(
                             LogLevel::Error,
                             &format!("You cannot cancel a reserved hard class '{c}' in post-condition classes"),

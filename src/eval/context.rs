@@ -95,6 +95,9 @@ pub struct Context {
     class_order: MapOrder,
     /// Number of `hard` entries already in `class_order` (`hard` only grows).
     hard_in_order: usize,
+    /// The host's watch for deferred network facts (`crate::host::netwatch`): raised by every lookup
+    /// that could concern them and by every listing of classes or variables.
+    pub net_watch: crate::host::netwatch::NetWatch,
 }
 
 /// Enters the variables from map position `from` on into the agent's table order, in their order.
@@ -286,6 +289,7 @@ impl Context {
 
     /// Visits the variables in the agent's table order.
     fn visit_in_table_order(&self, f: &mut dyn FnMut(&VarKey, &VarEntry)) {
+        self.net_watch.trip();
         let Some(table) = self.table() else {
             return;
         };
@@ -317,7 +321,7 @@ impl Context {
 
     /// Defines a global soft class.
     pub fn define_global(&mut self, ns: &str, name: &str, tags: Vec<String>) {
-        if self.hard.contains_key(name) {
+        if self.is_hard(name) {
             return;
         }
         if let indexmap::map::Entry::Vacant(v) = self.soft.entry((ns.to_string(), name.to_string()))
@@ -360,6 +364,7 @@ impl Context {
 
     /// Removes a soft class (global and local of the innermost frame); hard classes stay.
     pub fn undefine(&mut self, ns: &str, name: &str) {
+        self.net_watch.class(name);
         if self
             .soft
             .shift_remove(&(ns.to_string(), name.to_string()))
@@ -381,6 +386,7 @@ impl Context {
         f: &mut dyn FnMut(bool, &str, &str, crate::expr::env::ClassTags<'_>),
     ) {
         use crate::expr::env::ClassTags;
+        self.net_watch.trip();
         self.global_class_order().visit(&mut |key| {
             let Some((ns, name)) = crate::expr::split_once_byte(key, b':') else {
                 return;
@@ -419,6 +425,7 @@ impl Context {
 
     /// Global classes (hard and soft) as `--show-evaluated-classes` lists them: `(name, tags)` sorted.
     pub fn global_class_rows(&self) -> Vec<(String, String)> {
+        self.net_watch.trip();
         let mut rows: Vec<(String, String)> = self
             .hard
             .iter()
@@ -445,6 +452,7 @@ impl VarLookup for Context {
         self.here().1
     }
     fn is_scalar_var(&self, ns: &str, scope: &str, lval: &str) -> bool {
+        self.net_watch.var(scope, lval);
         if self.text_ref(ns, scope, lval).is_some() {
             return true;
         }
@@ -459,6 +467,7 @@ impl VarLookup for Context {
             .map(std::borrow::Cow::into_owned)
     }
     fn text_ref(&self, ns: &str, scope: &str, lval: &str) -> Option<&str> {
+        self.net_watch.var(scope, lval);
         for ((n, s, l), v) in &self.overlay {
             if n == ns && s == scope && l == lval {
                 return Some(v);
@@ -481,11 +490,18 @@ impl VarLookup for Context {
 }
 
 impl Context {
+    /// Whether `name` is a hard class (the network facts' watch told when it could be one of theirs).
+    pub fn is_hard(&self, name: &str) -> bool {
+        self.net_watch.class(name);
+        self.hard.contains_key(name)
+    }
+
     /// The variable `name` (qualified or not, without indices) as the variable table holds it: a
     /// promise's iteration over it does not make it a scalar here. What a lone `@(name)` element of a
     /// list designates for the agent's ExpandList.
     pub fn table_var(&self, name: &str) -> Option<&Value> {
         let (ns, scope, lval) = crate::expr::expand::split_name(self, name);
+        self.net_watch.var(scope, lval);
         self.vars.get(&VarKeyRef(ns, scope, lval)).map(|e| &e.value)
     }
 }
@@ -498,7 +514,7 @@ impl EvalEnv for Context {
         if name == "any" {
             return true;
         }
-        if self.hard.contains_key(name) {
+        if self.is_hard(name) {
             return ns.is_none_or(|n| n == "default");
         }
         match ns {
@@ -543,6 +559,7 @@ impl EvalEnv for Context {
         out
     }
     fn has_array(&self, ns: &str, scope: &str, name: &str) -> bool {
+        self.net_watch.var(scope, name);
         self.arrays
             .get(&VarKeyRef(ns, scope, name))
             .is_some_and(|m| !m.is_empty())
@@ -554,6 +571,7 @@ impl EvalEnv for Context {
         name: &str,
         f: &mut crate::expr::env::VarVisitor<'_>,
     ) {
+        self.net_watch.var(scope, name);
         // the entries' places in the table order, sorted: the order a whole-table visit gives them
         let members = self.arrays.get(&VarKeyRef(ns, scope, name));
         let Some(table) = self.table() else {

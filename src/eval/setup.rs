@@ -90,6 +90,7 @@ impl Engine<'_> {
         entry: &str,
         opts: &ClassOptions,
     ) {
+        self.ctx.net_watch = self.host.host.net_watch.clone();
         if self.ctx.hard.is_empty() {
             // a copy of the map as it is (no name hashed again)
             self.ctx.hard.clone_from(facts.classes.as_map());

@@ -51,6 +51,17 @@ fn read_trim(path: &str) -> Option<String> {
 
 /// Discover the machine cfsim runs on.
 pub fn discover() -> Result<Host, HostError> {
+    discover_with(true)
+}
+
+/// [`discover`] without the network (no interfaces, addresses or default gateway) and with an armed
+/// [`super::netwatch::NetWatch`]: a run on it that asks for a network fact must be run again on the
+/// host [`discover`] gives (see `super::netwatch`).
+pub fn discover_deferred() -> Result<Host, HostError> {
+    discover_with(false)
+}
+
+fn discover_with(network: bool) -> Result<Host, HostError> {
     // the kernel's names in one system call (what /proc/sys/kernel/{hostname,ostype,osrelease,version,
     // arch} hold, five files to open and read)
     let uts = rustix::system::uname();
@@ -121,7 +132,11 @@ pub fn discover() -> Result<Host, HostError> {
         .filter(|c| fs::metadata(format!("/usr/bin/{c}")).is_ok())
         .map(|c| c.to_string())
         .collect();
-    let (interfaces, default_gateway) = interfaces();
+    let (interfaces, default_gateway) = if network {
+        interfaces()
+    } else {
+        (Vec::new(), None)
+    };
     Ok(Host {
         origin: "local".into(),
         hostname,
@@ -157,6 +172,11 @@ pub fn discover() -> Result<Host, HostError> {
         services: None,
         processes: None,
         remote: Default::default(),
+        net_watch: if network {
+            super::netwatch::NetWatch::default()
+        } else {
+            super::netwatch::NetWatch::armed()
+        },
     })
 }
 

@@ -18,6 +18,7 @@ pub mod keydigest;
 pub mod local;
 pub mod names;
 mod netlink;
+pub mod netwatch;
 pub mod os_classes;
 pub mod packages;
 pub mod policy_server;
@@ -94,6 +95,8 @@ pub struct Host {
     pub processes: Option<Vec<processes::Process>>,
     /// The policy servers `copy_from` may copy from (profile `remote_files`).
     pub remote: remote::RemoteServers,
+    /// Armed when the network facts were left out of this host (`local::discover_deferred`).
+    pub net_watch: netwatch::NetWatch,
 }
 
 /// Kernel and distribution facts.
@@ -290,6 +293,7 @@ impl Host {
     /// Every address the agent discovers, as `iprange()` sees them: IPv4 of interfaces that are up
     /// (kernel order), then IPv6 except `::1` (interfaces sorted by name, as `ifconfig -a` lists them).
     pub fn agent_addresses(&self) -> Vec<(String, std::net::IpAddr)> {
+        self.net_watch.trip();
         let mut out = Vec::new();
         for iface in &self.interfaces {
             if iface.ipv4.is_empty() || !iface.has_flag("up") {

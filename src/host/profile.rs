@@ -402,6 +402,7 @@ impl Reader<'_> {
             services: self.services(m.get("services"))?,
             processes: self.processes(m.get("processes"))?,
             remote: self.remote_files(m.get("remote_files"), base)?,
+            net_watch: Default::default(),
         })
     }
 

@@ -353,13 +353,13 @@ pub fn apply_module(
                 ..
             } => {
                 let ns = namespace.unwrap_or_else(|| def.ns.clone());
-                if !e.ctx.hard.contains_key(&name) {
+                if !e.ctx.is_hard(&name) {
                     e.ctx.define_global(&ns, &name, tags);
                     e.cur.classes_set.push(name);
                 }
             }
             Event::UndefineClass { name } => {
-                if e.ctx.hard.contains_key(&name) {
+                if e.ctx.is_hard(&name) {
                     e.log(LogLevel::Error, &protocol::negate_hard_class_message(&name));
                     e.fatal = true;
                     return died;

@@ -409,7 +409,7 @@ fn define(e: &mut Engine<'_>, def: &BundleDef, class: &str, verbose: bool) {
             &format!("C:     +  Global class: {name} "),
         );
     }
-    if !e.ctx.hard.contains_key(&name) {
+    if !e.ctx.is_hard(&name) {
         e.ctx
             .define_global(&def.ns, &name, vec!["source=promise".to_string()]);
         e.cur.classes_set.push(name);

@@ -181,7 +181,8 @@ fn main_stack_suffices(max_call_depth: usize) -> bool {
 
 /// [`simulate`] on the current thread.
 fn simulate_here(o: &Options) -> RunResult {
-    let (host, policy) = host_and_policy(o);
+    let deferred = defers_network(o);
+    let (host, policy) = host_and_policy(o, deferred);
     let host = match host {
         Ok(h) => h,
         Err(e) => {
@@ -196,12 +197,54 @@ fn simulate_here(o: &Options) -> RunResult {
         Ok(p) => p,
         Err(r) => return *r,
     };
-    let r = simulate_policy(&policy, &host, o);
+    let mut r = simulate_policy(&policy, &host, o);
+    let mut host = host;
+    if host.net_watch.tripped() {
+        // the run asked for a network fact: it is run again on the host discovered in full
+        match crate::host::local::discover() {
+            Ok(full) => {
+                let first = std::mem::replace(&mut host, full);
+                std::mem::forget(first);
+                let old = std::mem::replace(&mut r, simulate_policy(&policy, &host, o));
+                std::mem::forget(old);
+            }
+            Err(e) => {
+                return RunResult {
+                    stdout: format!("   error: {e}\n"),
+                    code: 2,
+                    ..RunResult::default()
+                }
+            }
+        }
+    }
     if o.exit_after {
         std::mem::forget(policy);
         std::mem::forget(host);
     }
     r
+}
+
+/// Whether a run may start on the local host without its network facts (`crate::host::netwatch`):
+/// a `cfsim agent` process (one run) on the local host whose outputs list no classes or variables and
+/// that runs no command (a run asking for a network fact is run again: nothing it did may show).
+fn defers_network(o: &Options) -> bool {
+    o.host == "local"
+        && o.exit_after
+        && !o.exec
+        && !o.allow_network
+        && !o.verbose
+        && !o.keep_trace
+        && o.level.is_none()
+        && o.show_classes.is_none()
+        && o.show_vars.is_none()
+        && o.trace.is_none()
+        && o.trace_file.is_none()
+        && o.result_json.is_none()
+        && o.timeline.is_none()
+        && o.simulate.is_none()
+        && o.write_root.is_none()
+        && o.changes_json.is_none()
+        && o.start_files.is_none()
 }
 
 /// The run's host and policy, one after the other (both read in full, so that the host's error is
@@ -211,12 +254,18 @@ fn simulate_here(o: &Options) -> RunResult {
 #[allow(clippy::type_complexity)]
 fn host_and_policy(
     o: &Options,
+    deferred: bool,
 ) -> (
     Result<crate::host::Host, crate::host::HostError>,
     Result<crate::sim::Policy, Box<RunResult>>,
 ) {
     let policy = load_for_agent(&o.file);
-    (crate::host::load_host(&o.host), policy)
+    let host = if deferred {
+        crate::host::local::discover_deferred()
+    } else {
+        crate::host::load_host(&o.host)
+    };
+    (host, policy)
 }
 
 /// Loads the policy of an agent run; `Err` is what `cfsim agent` prints: cf-promises' messages, and for
@@ -551,7 +600,8 @@ pub fn run_engine<'h>(
         );
     }
     let sequence = e.bundlesequence(o.bundlesequence.as_deref());
-    if o.stream {
+    // a run on a host without its network facts may be thrown away (`simulate_here`): kept whole
+    if o.stream && !host.net_watch.is_armed() {
         e.out.start_streaming();
     }
     let ok = e.run_sequence(&sequence);
