@@ -1,7 +1,8 @@
 //! `cfsim agent` on the local host starts without the network facts and runs again on the fully
 //! discovered host when the policy asks for one (`src/host/netwatch.rs`): whatever the policy reads,
-//! its output is the output of a run with discovery up front (`-g notice`, the default level, turns the
-//! deferral off). Each policy below reads the network facts another way; the last reads none.
+//! its output is the output of a run with discovery up front (`CFSIM_NO_DEFERRED_NETWORK` set). Each
+//! policy below reads the network facts another way; the last reads none; the masterfiles' two entries
+//! read them during their pre-evaluation.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -58,13 +59,15 @@ const POLICIES: &[(&str, &str)] = &[
     ),
 ];
 
-fn run(dir: &std::path::Path, file: &str, extra: &[&str]) -> (String, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cfsim"))
-        .current_dir(dir)
-        .args(["agent", "-K", "-f", file])
-        .args(extra)
-        .output()
-        .expect("cfsim runs");
+fn run(dir: &std::path::Path, args: &[&str], deferred: bool) -> (String, Option<i32>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cfsim"));
+    cmd.current_dir(dir).args(args);
+    if deferred {
+        cmd.env_remove("CFSIM_NO_DEFERRED_NETWORK");
+    } else {
+        cmd.env("CFSIM_NO_DEFERRED_NETWORK", "1");
+    }
+    let out = cmd.output().expect("cfsim runs");
     (
         format!(
             "{}{}",
@@ -88,11 +91,28 @@ fn deferred_network_discovery_changes_no_output() {
             ),
         )
         .unwrap();
-        let deferred = run(&dir, &file, &[]);
-        let full = run(&dir, &file, &["-g", "notice"]);
+        let args = ["agent", "-K", "-f", file.as_str()];
+        let deferred = run(&dir, &args, true);
+        let full = run(&dir, &args, false);
         assert_eq!(deferred, full, "{name}");
         assert_eq!(deferred.1, Some(0), "{name}: {}", deferred.0);
         assert!(deferred.0.contains("R: "), "{name}: {}", deferred.0);
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn deferred_network_changes_no_masterfiles_run() {
+    let mf = std::path::Path::new("/usr/share/cfengine3/masterfiles");
+    // CI installs cfengine3 (its masterfiles); without them there is nothing to compare
+    if !mf.join("promises.cf").is_file() {
+        eprintln!("no masterfiles at {}: not compared", mf.display());
+        return;
+    }
+    for f in ["./promises.cf", "./update.cf"] {
+        let args = ["agent", "-K", "-f", f];
+        let deferred = run(mf, &args, true);
+        let full = run(mf, &args, false);
+        assert_eq!(deferred, full, "{f}");
+    }
 }

@@ -342,6 +342,11 @@ impl Engine<'_> {
 
     /// Evaluates one promise in the current pass: guard, iteration, then each binding.
     pub fn eval_promise(&mut self, def: &BundleDef, t: &str, p: &Promise) {
+        // a run that asked for the deferred network facts is thrown away and run again on the fully
+        // discovered host (`crate::host::netwatch`): it stops here, as at a fatal error
+        if self.ctx.net_watch.tripped() {
+            self.fatal = true;
+        }
         if self.fatal {
             return;
         }

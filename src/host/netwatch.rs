@@ -62,6 +62,12 @@ impl NetWatch {
     }
 }
 
+/// Whether runs may start without the network facts at all: not when `CFSIM_NO_DEFERRED_NETWORK` is set
+/// (to compare with discovery up front, or to time it).
+pub fn deferral_allowed() -> bool {
+    std::env::var_os("CFSIM_NO_DEFERRED_NETWORK").is_none()
+}
+
 /// Whether a class of this name could come from the network facts: `ipv4_*` (and `ipv4_gw_*`),
 /// `ipv6_*`, `net_iface_*`, `mac_*`, and the canonified addresses themselves (`10_0_2_15`,
 /// `fe80__1`: only hex digits and `_`).

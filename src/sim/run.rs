@@ -245,6 +245,7 @@ fn defers_network(o: &Options) -> bool {
         && o.write_root.is_none()
         && o.changes_json.is_none()
         && o.start_files.is_none()
+        && crate::host::netwatch::deferral_allowed()
 }
 
 /// The run's host and policy, one after the other (both read in full, so that the host's error is
