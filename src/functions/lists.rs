@@ -194,36 +194,9 @@ fn filter(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     slist(out)
 }
 
-/// Sort key for the `IP` mode: IPv4 before IPv6, numeric within each.
-fn ip_key(s: &str) -> (u8, Vec<u8>, String) {
-    match s.parse::<std::net::IpAddr>() {
-        Ok(std::net::IpAddr::V4(v)) => (0, v.octets().to_vec(), String::new()),
-        Ok(std::net::IpAddr::V6(v)) => (1, v.octets().to_vec(), String::new()),
-        Err(_) => (2, Vec::new(), s.to_string()),
-    }
-}
-
-fn mac_key(s: &str) -> Vec<u64> {
-    s.split([':', '-'])
-        .map(|p| u64::from_str_radix(p, 16).unwrap_or(0))
-        .collect()
-}
-
-/// Sorts by one of the agent's modes (`lex int real IP ip MAC mac`).
-pub fn sort_by_mode(items: &mut [String], mode: &str) {
-    match mode {
-        "int" => items.sort_by_key(|s| parse_real(s).map_or(i64::MIN, |f| f.trunc() as i64)),
-        "real" => items.sort_by(|x, y| {
-            let (a, b) = (
-                parse_real(x).unwrap_or(f64::MIN),
-                parse_real(y).unwrap_or(f64::MIN),
-            );
-            a.total_cmp(&b)
-        }),
-        "IP" | "ip" => items.sort_by_key(|s| ip_key(s)),
-        "MAC" | "mac" => items.sort_by_key(|s| mac_key(s)),
-        _ => items.sort(),
-    }
+/// Sorts by one of the agent's modes (`lex int real IP ip MAC mac`), as the agent orders them.
+pub fn sort_by_mode(items: &mut Vec<String>, mode: &str) {
+    super::sorting::agent_sort(items, super::sorting::Order::parse(mode));
 }
 
 fn sort(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
@@ -360,14 +333,12 @@ fn variance(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn extreme(ctx: &mut CallCtx<'_>, a: &[FnArg], name: &str, want_max: bool) -> FnResult {
-    let mut items = list(ctx, name, &a[0])?;
-    sort_by_mode(&mut items, a[1].text());
-    let pick = if want_max {
-        items.last()
-    } else {
-        items.first()
-    };
-    pick.cloned().map(Value::str).ok_or(FnFail)
+    let items = list(ctx, name, &a[0])?;
+    let order = super::sorting::Order::parse(a[1].text());
+    super::sorting::extreme(&items, order, want_max)
+        .cloned()
+        .map(Value::str)
+        .ok_or(FnFail)
 }
 
 fn max(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {

@@ -2,6 +2,7 @@
 //! the generated signatures (`syntax::tables`), the call protocol (unresolved arguments skip the call,
 //! failures log the agent's error) and the per-run cache of impure functions. One file per family.
 
+pub mod agent_ip;
 pub mod args;
 pub mod cache;
 pub mod callexpr;
@@ -19,6 +20,7 @@ pub mod net;
 pub mod prng;
 pub mod readers;
 pub mod regex;
+pub mod sorting;
 pub mod strings;
 pub mod system;
 pub mod time;
