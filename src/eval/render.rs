@@ -70,7 +70,9 @@ pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
 pub fn render_value(v: &Value) -> String {
     match v {
         Value::Scalar(_, s) => {
-            if s.chars().any(|c| c.is_control()) {
+            // the agent's isprint() in the C locale: any byte outside ' '..='~' (so any non-ASCII
+            // character too) makes the value unprintable (recorded: iteration/format_edges)
+            if s.bytes().any(|b| !(b' '..=b'~').contains(&b)) {
                 "<non-printable>".to_string()
             } else {
                 s.replace('"', "\\\"")

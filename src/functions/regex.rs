@@ -213,6 +213,10 @@ pub fn split_max(re: &super::args::Re, s: &str, max: usize) -> Vec<String> {
 
 fn string_split(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let re = regex(ctx, a[1].text())?;
+    // at most 0 pieces: the function fails, without a word (recorded: iteration/split_edges)
+    if int_arg(&a[2]) < 1 {
+        return Err(FnFail);
+    }
     let max = int_arg(&a[2]).max(1) as usize;
     Ok(Value::slist(split_max(&re, a[0].text(), max)))
 }
@@ -222,6 +226,10 @@ fn splitstring(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     let Some(re) = super::args::regex_or_log(ctx, a[1].text()) else {
         return Ok(Value::slist(vec![a[0].text().to_string()]));
     };
+    // an empty string, or at most 0 pieces, is an empty list (recorded: iteration/split_edges)
+    if a[0].text().is_empty() || int_arg(&a[2]) < 1 {
+        return Ok(Value::slist(Vec::new()));
+    }
     let max = int_arg(&a[2]).max(1) as usize;
     let mut parts = split_max(&re, a[0].text(), usize::MAX);
     parts.truncate(max);

@@ -85,6 +85,8 @@ pub fn render_s(v: &Value) -> String {
 }
 
 struct Spec {
+    /// `#`: `0x` before a hexadecimal number, `0` before an octal one, a point after a whole real
+    alt: bool,
     minus: bool,
     plus: bool,
     zero: bool,
@@ -110,6 +112,17 @@ fn pad(s: String, sp: &Spec, numeric: bool) -> String {
         format!("{sign}{}{digits}", "0".repeat(fill))
     } else {
         format!("{}{s}", " ".repeat(fill))
+    }
+}
+
+/// `digits` after `prefix` (`0x`, `0`), zeros padding between them as C's `%#0Nx` puts them.
+fn pad_prefixed(prefix: &str, digits: String, sp: &Spec) -> String {
+    let len = prefix.len() + digits.len();
+    match sp.width {
+        Some(w) if sp.zero && !sp.minus && w > len => {
+            format!("{prefix}{}{digits}", "0".repeat(w - len))
+        }
+        _ => pad(format!("{prefix}{digits}"), sp, false),
     }
 }
 
@@ -142,8 +155,23 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             i += 2;
             continue;
         }
+        // the agent cuts the format at each `%` with `%[^diouxXeEfFgGaAcsCSpnm%]*?[diouxX…m]`: a `%`
+        // that reaches another `%` or the end before a conversion letter ends the formatting, the rest
+        // of the format dropped (recorded: iteration/format_edges)
+        const CONVERSIONS: &str = "diouxXeEfFgGaAcsCSpnm";
+        let mut end = i + 1;
+        while let Some(&ch) = fmt.get(end) {
+            if ch == '%' || CONVERSIONS.contains(ch) {
+                break;
+            }
+            end += 1;
+        }
+        if fmt.get(end).is_none_or(|&ch| ch == '%') {
+            break;
+        }
         let mut j = i + 1;
         let mut sp = Spec {
+            alt: false,
             minus: false,
             plus: false,
             zero: false,
@@ -157,7 +185,7 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
                 '+' => sp.plus = true,
                 '0' => sp.zero = true,
                 ' ' => sp.space = true,
-                '#' => {}
+                '#' => sp.alt = true,
                 _ => break,
             }
             j += 1;
@@ -184,6 +212,12 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
             out.extend(&fmt[i..]);
             break;
         };
+        if j != end {
+            // other characters before the conversion letter: a specification C does not know
+            out.push_str("(unhandled format)");
+            i = end + 1;
+            continue;
+        }
         i = j + 1;
         if !matches!(conv, 's' | 'd' | 'x' | 'o' | 'f' | 'S') {
             out.push_str("(unhandled format)");
@@ -236,11 +270,26 @@ fn format(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
                 let n = leading_int(text);
                 pad(signed(n.to_string(), &sp, n < 0), &sp, true)
             }
-            'x' => pad(format!("{:x}", leading_int(text) as i32 as u32), &sp, true),
-            'o' => pad(format!("{:o}", leading_int(text) as i32 as u32), &sp, true),
+            'x' => {
+                let digits = format!("{:x}", leading_int(text) as i32 as u32);
+                let prefix = if sp.alt && digits != "0" { "0x" } else { "" };
+                pad_prefixed(prefix, digits, &sp)
+            }
+            'o' => {
+                let digits = format!("{:o}", leading_int(text) as i32 as u32);
+                let prefix = if sp.alt && !digits.starts_with('0') {
+                    "0"
+                } else {
+                    ""
+                };
+                pad_prefixed(prefix, digits, &sp)
+            }
             _ => {
                 let f = leading_real(text);
-                let s = format!("{:.*}", sp.prec.unwrap_or(6), f);
+                let mut s = format!("{:.*}", sp.prec.unwrap_or(6), f);
+                if sp.alt && sp.prec == Some(0) {
+                    s.push('.');
+                }
                 pad(signed(s, &sp, f.is_sign_negative()), &sp, true)
             }
         };
