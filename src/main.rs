@@ -1077,6 +1077,24 @@ mod tests {
         line.split(' ').map(std::ffi::OsString::from).collect()
     }
 
+    /// `parsed` (by a shortcut) is what the whole command tree gives for `line`.
+    fn same_as_clap(line: &str, parsed: Option<Cmd>) {
+        match (Cli::try_parse_from(argv(line)), parsed) {
+            (
+                Ok(Cli {
+                    cmd: Cmd::Promises(w),
+                }),
+                Some(Cmd::Promises(f)),
+            ) => {
+                assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
+            }
+            (Ok(Cli { cmd: Cmd::Agent(w) }), Some(Cmd::Agent(f))) => {
+                assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
+            }
+            (w, f) => panic!("{line}: clap {:?} shortcut {:?}", w.is_ok(), f.is_some()),
+        }
+    }
+
     /// The fast path parses `promises`/`agent` exactly as the whole command tree does, and leaves
     /// everything else (errors, help, version, other subcommands) to it.
     #[test]
@@ -1089,22 +1107,7 @@ mod tests {
             "cfsim agent -KI -f p.cf --host h.json -D x -n --simulate=diff",
             "cfsim agent -K -b main,other --define a --result-json r.json",
         ] {
-            let whole = Cli::try_parse_from(argv(line));
-            let fast = fast_subcommand(&argv(line));
-            match (whole, fast) {
-                (
-                    Ok(Cli {
-                        cmd: Cmd::Promises(w),
-                    }),
-                    Some(Cmd::Promises(f)),
-                ) => {
-                    assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
-                }
-                (Ok(Cli { cmd: Cmd::Agent(w) }), Some(Cmd::Agent(f))) => {
-                    assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
-                }
-                (w, f) => panic!("{line}: whole {:?} fast {:?}", w.is_ok(), f.is_some()),
-            }
+            same_as_clap(line, fast_subcommand(&argv(line)));
         }
         for line in [
             "cfsim promises --no-such-flag",
@@ -1136,22 +1139,7 @@ mod tests {
             "cfsim promises --show-vars=sys\\..* --show-classes=linux -f a.cf",
             "cfsim promises --show-vars= -f a.cf",
         ] {
-            let whole = Cli::try_parse_from(argv(line));
-            let plain = plain_args::plain_subcommand(&argv(line));
-            match (whole, plain) {
-                (
-                    Ok(Cli {
-                        cmd: Cmd::Promises(w),
-                    }),
-                    Some(Cmd::Promises(f)),
-                ) => {
-                    assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
-                }
-                (Ok(Cli { cmd: Cmd::Agent(w) }), Some(Cmd::Agent(f))) => {
-                    assert_eq!(format!("{w:?}"), format!("{f:?}"), "{line}")
-                }
-                (w, f) => panic!("{line}: clap {:?} plain {:?}", w.is_ok(), f.is_some()),
-            }
+            same_as_clap(line, plain_args::plain_subcommand(&argv(line)));
         }
         for line in [
             "cfsim agent -K -K",

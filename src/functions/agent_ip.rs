@@ -115,8 +115,15 @@ fn ipv6(s: &[u8]) -> Option<[u16; 8]> {
         if hex && c.is_ascii_alphabetic() {
             upper = c.is_ascii_uppercase();
         }
-        let accumulate =
-            |sixteen: &mut u32| *sixteen = *sixteen * 16 + char::from(c).to_digit(16).unwrap_or(0);
+        // RFC 5952 forbids upper-case digits: the agent rejects them
+        let digit = |sixteen: &mut u32, state: &mut usize, change: &mut bool| {
+            if upper {
+                *state = 11;
+                *change = true;
+            } else {
+                *sixteen = *sixteen * 16 + char::from(c).to_digit(16).unwrap_or(0);
+            }
+        };
         let mut change = false;
         let error = |state: &mut usize, change: &mut bool| {
             *state = 11;
@@ -131,11 +138,7 @@ fn ipv6(s: &[u8]) -> Option<[u16; 8]> {
                         error(&mut state, &mut change);
                     }
                 } else if hex {
-                    if upper {
-                        error(&mut state, &mut change);
-                    } else {
-                        accumulate(&mut sixteen);
-                    }
+                    digit(&mut sixteen, &mut state, &mut change);
                 } else if c == b':' {
                     groups[0] = sixteen as u16;
                     state = 1;
@@ -146,11 +149,7 @@ fn ipv6(s: &[u8]) -> Option<[u16; 8]> {
             }
             1 => {
                 if hex {
-                    if upper {
-                        error(&mut state, &mut change);
-                    } else {
-                        accumulate(&mut sixteen);
-                    }
+                    digit(&mut sixteen, &mut state, &mut change);
                 } else if c == b':' {
                     if chars == 0 {
                         compressed = true;
@@ -165,11 +164,7 @@ fn ipv6(s: &[u8]) -> Option<[u16; 8]> {
             }
             2..=6 => {
                 if hex {
-                    if upper {
-                        error(&mut state, &mut change);
-                    } else {
-                        accumulate(&mut sixteen);
-                    }
+                    digit(&mut sixteen, &mut state, &mut change);
                 } else if c == b':' {
                     if chars == 0 {
                         // a second `::`; the first one leaves the state as it is
@@ -202,11 +197,7 @@ fn ipv6(s: &[u8]) -> Option<[u16; 8]> {
             }
             7 => {
                 if hex {
-                    if upper {
-                        error(&mut state, &mut change);
-                    } else {
-                        accumulate(&mut sixteen);
-                    }
+                    digit(&mut sixteen, &mut state, &mut change);
                 } else if c == b']' && bracket {
                     bracket = false;
                     groups[7] = sixteen as u16;
