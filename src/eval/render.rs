@@ -66,18 +66,13 @@ pub fn classes_table(ctx: &Context, re: Option<&Regex>) -> String {
     s
 }
 
-/// How a value appears in the variables table.
+/// How a value appears in the variables table: the agent's isprint() in the C locale over the text
+/// it shows, so a byte outside ' '..='~' anywhere in it (a newline in a list item, a non-ASCII
+/// character in any value) shows the whole value as `<non-printable>` (recorded:
+/// iteration/format_edges).
 pub fn render_value(v: &Value) -> String {
-    match v {
-        Value::Scalar(_, s) => {
-            // the agent's isprint() in the C locale: any byte outside ' '..='~' (so any non-ASCII
-            // character too) makes the value unprintable (recorded: iteration/format_edges)
-            if s.bytes().any(|b| !(b' '..=b'~').contains(&b)) {
-                "<non-printable>".to_string()
-            } else {
-                s.replace('"', "\\\"")
-            }
-        }
+    let text = match v {
+        Value::Scalar(_, s) => s.replace('"', "\\\""),
         Value::List(_, items) if items.is_empty() => String::new(),
         Value::List(_, items) => {
             let inner: Vec<String> = items
@@ -90,6 +85,11 @@ pub fn render_value(v: &Value) -> String {
             format!(" {{{}}}", inner.join(","))
         }
         Value::Data(d) => crate::host::sysvars::sorted_json(d).to_string(),
+    };
+    if text.bytes().any(|b| !(b' '..=b'~').contains(&b)) {
+        "<non-printable>".to_string()
+    } else {
+        text
     }
 }
 
