@@ -69,7 +69,7 @@ fn number_less(l: &str, r: &str, int_mode: bool) -> bool {
 
 /// A double converted to a C `long` as x86-64 does it: truncated; NaN, infinities and values out of
 /// range give the "integer indefinite" value `i64::MIN`.
-fn c_long(x: f64) -> i64 {
+pub fn c_long(x: f64) -> i64 {
     if x.is_finite() && x > -9.223_372_036_854_776e18 && x < 9.223_372_036_854_776e18 {
         x.trunc() as i64
     } else {
@@ -81,6 +81,11 @@ fn c_long(x: f64) -> i64 {
 /// (decimal with exponent, `0x` hexadecimal with `p` exponent, `inf`, `infinity`, `nan`); `None` when it
 /// reads nothing.
 pub fn scan_double(s: &str) -> Option<f64> {
+    scan_double_prefix(s).map(|(v, _)| v)
+}
+
+/// [`scan_double`] and how many bytes of `s` it read (blanks and sign included).
+pub fn scan_double_prefix(s: &str) -> Option<(f64, usize)> {
     let b = s.as_bytes();
     let mut i = b
         .iter()
@@ -103,24 +108,31 @@ pub fn scan_double(s: &str) -> Option<f64> {
             .map(u8::to_ascii_lowercase)
             .collect::<Vec<u8>>()
     };
-    let v = if lower(3) == b"inf" {
-        f64::INFINITY
+    let (v, used) = if lower(8) == b"infinity" {
+        (f64::INFINITY, 8)
+    } else if lower(3) == b"inf" {
+        (f64::INFINITY, 3)
     } else if lower(3) == b"nan" {
-        f64::NAN
+        (f64::NAN, 3)
     } else if lower(2) == b"0x"
         && rest
             .get(2)
             .is_some_and(|c| hex_digit(*c).is_some() || *c == b'.')
     {
-        scan_hex_float(rest.get(2..)?).unwrap_or(0.0)
+        match scan_hex_float(rest.get(2..)?) {
+            Some((v, n)) => (v, 2 + n),
+            // "0x." without digits: strtod reads the "0"
+            None => (0.0, 1),
+        }
     } else {
         scan_decimal(rest)?
     };
-    Some(if neg { -v } else { v })
+    Some((if neg { -v } else { v }, i + used))
 }
 
-/// The decimal number at the start of `b` (digits, an optional fraction, an optional exponent).
-fn scan_decimal(b: &[u8]) -> Option<f64> {
+/// The decimal number at the start of `b` (digits, an optional fraction, an optional exponent) and
+/// its length.
+fn scan_decimal(b: &[u8]) -> Option<(f64, usize)> {
     let digits = |from: usize| {
         b.iter()
             .skip(from)
@@ -144,15 +156,17 @@ fn scan_decimal(b: &[u8]) -> Option<f64> {
             end += 1 + sign + exp;
         }
     }
-    std::str::from_utf8(b.get(..end)?).ok()?.parse().ok()
+    let v = std::str::from_utf8(b.get(..end)?).ok()?.parse().ok()?;
+    Some((v, end))
 }
 
 fn hex_digit(c: u8) -> Option<u32> {
     char::from(c).to_digit(16)
 }
 
-/// The hexadecimal float after `0x` (digits, an optional fraction, an optional `p` exponent).
-fn scan_hex_float(b: &[u8]) -> Option<f64> {
+/// The hexadecimal float after `0x` (digits, an optional fraction, an optional `p` exponent) and its
+/// length.
+fn scan_hex_float(b: &[u8]) -> Option<(f64, usize)> {
     let mut mant = 0f64;
     let mut scale = 0i32;
     let mut i = 0;
@@ -188,9 +202,10 @@ fn scan_hex_float(b: &[u8]) -> Option<f64> {
             .collect();
         if let Ok(e) = exp.parse::<i32>() {
             scale = scale.saturating_add(sign * e);
+            i = at + exp.len();
         }
     }
-    Some(mant * 2f64.powi(scale))
+    Some((mant * 2f64.powi(scale), i))
 }
 
 /// `ParseEtherAddress`: six `%hhx` fields separated by `:` when the text is longer than 12

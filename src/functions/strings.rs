@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256, Sha384, Sha512};
 use super::args::{collect, elements, int_arg};
 use super::{def, CallCtx, FnArg, FnDef, FnResult};
 use crate::expr::canonify as canon;
-use crate::value::{parse_int, parse_real, Value};
+use crate::value::Value;
 
 /// Largest field width or precision `format` honours.
 pub const MAX_FORMAT_WIDTH: usize = 65_536;
@@ -450,16 +450,49 @@ fn string(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 fn int(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let t = a[0].text().trim();
-    if let Some(i) = parse_int(t) {
-        return Ok(Value::int(i));
+    let t = a[0].text();
+    match double_from_string(t) {
+        Ok((d, ignored)) => {
+            if let Some(q) = ignored {
+                ctx.verbose(format!("Ignoring bad quantifier '{q}' in real number: {t}"));
+            }
+            Ok(Value::int(super::sorting::c_long(d)))
+        }
+        Err(message) => Err(ctx.fail(message)),
     }
-    match parse_real(t) {
-        Some(f) => Ok(Value::int(f.trunc() as i64)),
-        None => Err(ctx.fail(format!(
-            "int(): argument '{t}' could not be converted to an integer"
-        ))),
+}
+
+/// The agent's `DoubleFromString` (3.21): `sscanf(s, "%lf%c %c")`, the number, then at most a unit
+/// (`k K m M g G`, `%` for 0–100 as a negative number, a blank, or another character that is ignored —
+/// returned), then only blanks; `Err` is the agent's error line (recorded: iteration/int_readings).
+pub fn double_from_string(s: &str) -> Result<(f64, Option<char>), String> {
+    let Some((d, used)) = super::sorting::scan_double_prefix(s) else {
+        return Err(format!("Failed to parse real number: {s}"));
+    };
+    let mut rest = s.get(used..).unwrap_or("").chars();
+    let Some(q) = rest.next() else {
+        return Ok((d, None));
+    };
+    if let Some(r) = rest.find(|c| !matches!(c, ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r')) {
+        return Err(format!(
+            "Anomalous ending '{q}{r}' while parsing real number: {s}"
+        ));
     }
+    let scaled = match q {
+        'k' => d * 1000.0,
+        'K' => d * 1024.0,
+        'm' => d * 1_000_000.0,
+        'M' => d * 1_048_576.0,
+        'g' => d * 1_000_000_000.0,
+        'G' => d * 1_073_741_824.0,
+        '%' if d < 0.0 || d > 100.0 => {
+            return Err(format!("Percentage out of range: {d:.2}"));
+        }
+        '%' => -d,
+        ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r' => d,
+        other => return Ok((d, Some(other))),
+    };
+    Ok((scaled, None))
 }
 
 /// Hex digest with one of the agent's algorithms (`md5 sha1 sha256 sha384 sha512`).
