@@ -485,7 +485,8 @@ pub fn double_from_string(s: &str) -> Result<(f64, Option<char>), String> {
         'M' => d * 1_048_576.0,
         'g' => d * 1_000_000_000.0,
         'G' => d * 1_073_741_824.0,
-        '%' if d < 0.0 || d > 100.0 => {
+        // (the agent's `d < 0 || d > 100`: NaN passes)
+        '%' if !d.is_nan() && !(0.0..=100.0).contains(&d) => {
             return Err(format!("Percentage out of range: {d:.2}"));
         }
         '%' => -d,
