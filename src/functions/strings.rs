@@ -449,51 +449,19 @@ fn string(_: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
     }))
 }
 
+/// `int()`: the agent's `DoubleFromString` (cf-promises' reader and its error lines), truncated
+/// (recorded: iteration/int_readings).
 fn int(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
-    let t = a[0].text();
-    match double_from_string(t) {
-        Ok((d, ignored)) => {
-            if let Some(q) = ignored {
-                ctx.verbose(format!("Ignoring bad quantifier '{q}' in real number: {t}"));
+    let mut log = Vec::new();
+    match crate::syntax::check::numbers::double_from_string(a[0].text(), &mut log) {
+        Some(d) => Ok(Value::int(super::sorting::c_long(d))),
+        None => {
+            for line in log {
+                ctx.error(line);
             }
-            Ok(Value::int(super::sorting::c_long(d)))
+            Err(super::FnFail)
         }
-        Err(message) => Err(ctx.fail(message)),
     }
-}
-
-/// The agent's `DoubleFromString` (3.21): `sscanf(s, "%lf%c %c")`, the number, then at most a unit
-/// (`k K m M g G`, `%` for 0–100 as a negative number, a blank, or another character that is ignored —
-/// returned), then only blanks; `Err` is the agent's error line (recorded: iteration/int_readings).
-pub fn double_from_string(s: &str) -> Result<(f64, Option<char>), String> {
-    let Some((d, used)) = super::sorting::scan_double_prefix(s) else {
-        return Err(format!("Failed to parse real number: {s}"));
-    };
-    let mut rest = s.get(used..).unwrap_or("").chars();
-    let Some(q) = rest.next() else {
-        return Ok((d, None));
-    };
-    if let Some(r) = rest.find(|c| !matches!(c, ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r')) {
-        return Err(format!(
-            "Anomalous ending '{q}{r}' while parsing real number: {s}"
-        ));
-    }
-    let scaled = match q {
-        'k' => d * 1000.0,
-        'K' => d * 1024.0,
-        'm' => d * 1_000_000.0,
-        'M' => d * 1_048_576.0,
-        'g' => d * 1_000_000_000.0,
-        'G' => d * 1_073_741_824.0,
-        // (the agent's `d < 0 || d > 100`: NaN passes)
-        '%' if !d.is_nan() && !(0.0..=100.0).contains(&d) => {
-            return Err(format!("Percentage out of range: {d:.2}"));
-        }
-        '%' => -d,
-        ' ' | '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r' => d,
-        other => return Ok((d, Some(other))),
-    };
-    Ok((scaled, None))
 }
 
 /// Hex digest with one of the agent's algorithms (`md5 sha1 sha256 sha384 sha512`).

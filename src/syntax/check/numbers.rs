@@ -75,7 +75,7 @@ fn scan_long(s: &str) -> Option<(i64, &str)> {
 /// `%lf` as glibc's `scanf` does it: it consumes the longest text shaped like a float (a dangling exponent
 /// such as `1e` or `1e+` included), fails when that text has no digit (`.`, `-`, `0x`, `e5`), and converts the
 /// consumed text with `strtod`. `inf`/`infinity`/`nan` in any case; `nan(...)`.
-fn scan_double(s: &str) -> Option<(f64, &str)> {
+pub(crate) fn scan_double(s: &str) -> Option<(f64, &str)> {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() && is_c_space(b[i]) {
@@ -301,7 +301,7 @@ fn int_from_string_logged(s: &str, log: &mut Vec<String>) -> Option<i64> {
 
 /// `DoubleFromString`: the value, or `None` with the lines cf-promises logs at level error.
 #[allow(clippy::manual_range_contains)] // NaN must pass the percentage check, as in C
-pub(super) fn double_from_string(s: &str, log: &mut Vec<String>) -> Option<f64> {
+pub(crate) fn double_from_string(s: &str, log: &mut Vec<String>) -> Option<f64> {
     let Some((a, rest)) = scan_double(s) else {
         log.push(format!("Failed to parse real number: {s}"));
         return None;
