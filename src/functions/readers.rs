@@ -246,25 +246,35 @@ fn readstringlist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 
 fn numeric_list(ctx: &mut CallCtx<'_>, a: &[FnArg], kind: ListKind) -> FnResult {
     let toks = tokens(ctx, a)?;
+    // as the agent's ReadList: every item is read with IntFromString / DoubleFromString (their own
+    // error lines: "Anomalous ending 'ab' while parsing integer number: 12abc", …), each unreadable one
+    // is named, and the call fails when any was (recorded: eval/iteration/read_number_lists)
+    let what = if kind == ListKind::Ilist {
+        "int"
+    } else {
+        "real"
+    };
+    let mut ok = true;
     for t in &toks {
-        let ok = match kind {
-            ListKind::Ilist => parse_int(t).is_some(),
-            _ => parse_real(t).is_some(),
+        let mut log = Vec::new();
+        let readable = if kind == ListKind::Ilist {
+            crate::syntax::check::numbers::int_from_string(t, &mut log).is_some()
+        } else {
+            crate::syntax::check::numbers::double_from_string(t, &mut log).is_some()
         };
-        if !ok {
-            let what = if kind == ListKind::Ilist {
-                "int"
-            } else {
-                "real"
-            };
-            if kind == ListKind::Ilist {
-                ctx.error(format!("Failed to parse integer number: {t}"));
-            }
-            return Err(ctx.fail(format!(
+        for line in log {
+            ctx.error(line);
+        }
+        if !readable {
+            ok = false;
+            ctx.error(format!(
                 "Presumed {what} value '{t}' read from file '{}' has no recognizable value",
                 a[0].text()
-            )));
+            ));
         }
+    }
+    if !ok {
+        return Err(FnFail);
     }
     Ok(Value::List(kind, toks))
 }

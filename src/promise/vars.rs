@@ -13,12 +13,13 @@ pub const TYPES: &[&str] = &["string", "int", "real", "slist", "ilist", "rlist",
 
 /// Whether a variable identifier is legal: no `-`, `:` or space outside `[...]`.
 pub fn legal_identifier(lval: &str) -> bool {
+    // bytes, not characters: the ones looked for are ASCII, which no byte of a multi-byte character is
     let mut depth = 0i32;
-    for c in lval.chars() {
+    for &c in lval.as_bytes() {
         match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            '-' | ':' | ' ' if depth == 0 => return false,
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b'-' | b':' | b' ' if depth == 0 => return false,
             _ => {}
         }
     }
@@ -258,6 +259,12 @@ fn verify(
     let Some(value) = to_typed(ty, value) else {
         return (Some("type_mismatch"), Some(Outcome::Failed));
     };
+    // the type check of the expanded promise: a number out of the attribute's range (read from a file:
+    // written in the policy, cf-promises rejects it) stops the agent (recorded: eval/iteration/
+    // int_out_of_range)
+    if matches!(e.stage, "prelim" | "pass") && out_of_range_fatal(e, def, ty, &value) {
+        return (Some("type_mismatch"), Some(Outcome::Failed));
+    }
     // the run-wide budget: a value past what is left is not set (said once a run)
     let units = value.work_units();
     if units > e.work_left {
@@ -402,6 +409,42 @@ fn list_for_scalar(
             def.name
         ),
     );
+}
+
+/// An `int`/`ilist`/`real`/`rlist` value with an item outside the attribute's range: as the agent's
+/// check of the expanded promise, "In attribute 'ilist', Integer is out of range. Given attribute value
+/// ' {…}'" and a FatalError (the agent stops, exit 1). Returns whether it stopped.
+fn out_of_range_fatal(e: &mut Engine<'_>, def: &BundleDef, ty: &str, value: &Value) -> bool {
+    let real = match ty {
+        "int" | "ilist" => false,
+        "real" | "rlist" => true,
+        _ => return false,
+    };
+    let Some(range) =
+        crate::syntax::tables::promise_attr("agent", "vars", ty).and_then(|a| a.range)
+    else {
+        return false;
+    };
+    let items: &[String] = match value {
+        Value::Scalar(_, s) => std::slice::from_ref(s),
+        Value::List(_, items) => items,
+        Value::Data(_) => return false,
+    };
+    let Some(problem) = items
+        .iter()
+        .find_map(|i| crate::syntax::check::numbers::expanded_number_out_of_range(i, real, range))
+    else {
+        return false;
+    };
+    let shown = crate::eval::render::render_value(value);
+    let file = e.file_path(def.file);
+    e.log(
+        LogLevel::Error,
+        &format!("{file}:0:0: In attribute '{ty}', {problem}. Given attribute value '{shown}'"),
+    );
+    e.log(LogLevel::Error, "Fatal CFEngine error: Cannot continue");
+    e.fatal = true;
+    true
 }
 
 /// `ns:scope.lval` of a variable key.

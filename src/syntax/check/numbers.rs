@@ -253,7 +253,7 @@ fn scan_hex_float(b: &[u8]) -> Option<(f64, usize)> {
 
 /// `IntFromString`: the value, or `None` (CF_NOINT) with the lines cf-promises logs at level error. Nothing is
 /// logged for a string containing `$(` or `${` (measured: `"a$(x"`, `"12$(x"` fail silently; `"@(x"` logs).
-pub(super) fn int_from_string(s: &str, log: &mut Vec<String>) -> Option<i64> {
+pub(crate) fn int_from_string(s: &str, log: &mut Vec<String>) -> Option<i64> {
     if s.contains("$(") || s.contains("${") {
         return int_from_string_logged(s, &mut Vec::new());
     }
@@ -357,6 +357,29 @@ fn real_bounds(range: &str) -> (f64, f64) {
         .and_then(scan_double)
         .map_or(f64::MAX, |(v, _)| v);
     (min, max)
+}
+
+/// The type check of the agent's expanded promise (its `CheckParseInt` / `CheckParseReal`) for one item
+/// of an `int`/`ilist` (`real`/`rlist`) value: the message when the item reads as a number outside
+/// `range`, the attribute's range in the syntax table. An unreadable item, a reference and a real "inf"
+/// are left alone (the reading functions and the value's type checks answer for those).
+pub(crate) fn expanded_number_out_of_range(
+    s: &str,
+    real: bool,
+    range: &str,
+) -> Option<&'static str> {
+    if real {
+        if s == "inf" {
+            return None;
+        }
+        let (min, max) = real_bounds(range);
+        let v = double_from_string(s, &mut Vec::new())?;
+        (v > max || v < min).then_some("Real value is out of range")
+    } else {
+        let (min, max) = int_bounds(range);
+        let v = int_from_string(s, &mut Vec::new())?;
+        (v > max || v < min).then_some("Integer is out of range")
+    }
 }
 
 /// `CheckParseInt`.
