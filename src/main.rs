@@ -1,4 +1,6 @@
 //! The `cfsim` binary: thin clap front end; each subcommand calls one library function.
+// on Linux/glibc the C runtime's `main` is `start::main` (Rust's start-up without its stack probe)
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
 use std::process::ExitCode;
 
@@ -6,6 +8,8 @@ use cfsim::cli;
 
 mod alloc;
 mod plain_args;
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+mod start;
 
 /// mimalloc rather than glibc's malloc: see Cargo.toml for the measurements, `alloc` for the calls.
 #[global_allocator]
@@ -596,7 +600,13 @@ fn fast_subcommand(args: &[std::ffi::OsString]) -> Option<Cmd> {
     }
 }
 
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
 fn main() -> ExitCode {
+    run()
+}
+
+/// The whole program after start-up: parses the command line and runs the subcommand.
+fn run() -> ExitCode {
     let cli = parse_cli();
     let code = match cli.cmd {
         Cmd::Functions => {

@@ -282,6 +282,17 @@ impl Context {
         self.this.reset(entries);
     }
 
+    /// [`Context::reset_this`] whose first `fixed` values are decided by `owner` (see
+    /// [`super::this_scope::ThisScope::reset_owned`]).
+    pub fn reset_this_owned(
+        &mut self,
+        owner: (usize, usize),
+        fixed: usize,
+        entries: &[(&str, &str)],
+    ) {
+        self.this.reset_owned(owner, fixed, entries);
+    }
+
     /// Sets `this.<key>`.
     pub fn put_this(&mut self, key: &str, value: &str) {
         self.this.put(key, value);

@@ -473,14 +473,20 @@ impl Engine<'_> {
         });
         let mut digits = [0u8; 20];
         let line = decimal(line, &mut digits);
-        // `this` holds exactly these keys afterwards
-        self.ctx.reset_this(&[
-            ("bundle", &def.name),
-            ("namespace", &def.ns),
-            ("promise_dirname", dir),
-            ("promise_filename", path),
-            ("promise_linenumber", line),
-        ]);
+        // `this` holds exactly these keys afterwards; the first four are the bundle's and its file's
+        // (the bundle definition is held by the engine for its whole life: its address is not reused)
+        let owner = (std::ptr::from_ref(def) as usize, def.file);
+        self.ctx.reset_this_owned(
+            owner,
+            4,
+            &[
+                ("bundle", &def.name),
+                ("namespace", &def.ns),
+                ("promise_dirname", dir),
+                ("promise_filename", path),
+                ("promise_linenumber", line),
+            ],
+        );
     }
 
     /// Starts the trace event of one evaluation.

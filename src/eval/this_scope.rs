@@ -13,11 +13,16 @@ const SPARE_MAX: usize = 16;
 pub struct ThisScope {
     entries: Vec<(String, String)>,
     live: usize,
+    /// The caller's token of the last [`ThisScope::reset_owned`] (`None` after any other reset).
+    owner: Option<(usize, usize)>,
+    /// How many leading entries are untouched since that reset (a `put`/`clear` lowers it).
+    clean: usize,
 }
 
 impl ThisScope {
     /// Empties the scope (the buffers stay for reuse).
     pub fn clear(&mut self) {
+        // the entries' texts stay (a later `put` lowers `clean` where it writes)
         self.live = 0;
     }
 
@@ -41,11 +46,14 @@ impl ThisScope {
 
     /// Sets `this.<key>` (a new key goes after the others).
     pub fn put(&mut self, key: &str, value: &str) {
-        if let Some((_, v)) = self.entries[..self.live].iter_mut().find(|(k, _)| k == key) {
+        if let Some(i) = self.entries[..self.live].iter().position(|(k, _)| k == key) {
+            self.clean = self.clean.min(i);
+            let v = &mut self.entries[i].1;
             v.clear();
             v.push_str(value);
             return;
         }
+        self.clean = self.clean.min(self.live);
         // after a reset the next spare entry is usually the key asked (promiser, then promiser_pid)
         match self.entries[self.live..].iter().position(|(k, _)| k == key) {
             Some(i) => {
@@ -70,6 +78,8 @@ impl ThisScope {
     /// [`ThisScope::put`] for each would). When the vector already starts with these keys (the usual
     /// case: every promise sets the same ones first), only the values are rewritten.
     pub fn reset(&mut self, entries: &[(&str, &str)]) {
+        self.owner = None;
+        self.clean = entries.len();
         let same_keys = self.entries.len() >= entries.len()
             && entries
                 .iter()
@@ -86,6 +96,36 @@ impl ThisScope {
             for (k, v) in entries {
                 self.put(k, v);
             }
+            self.clean = entries.len();
+        }
+    }
+
+    /// [`ThisScope::reset`] for a caller whose first `fixed` values are decided by `owner` (a token
+    /// the caller never gives to different values: the promise's bundle and file). When the last reset
+    /// was this owner's and nothing has rewritten those entries since, only the others are rewritten
+    /// (every promise of a bundle sets the same bundle, namespace and file; only its line differs).
+    pub fn reset_owned(&mut self, owner: (usize, usize), fixed: usize, entries: &[(&str, &str)]) {
+        let fixed = fixed.min(entries.len());
+        let keep = self.owner == Some(owner)
+            && self.clean >= fixed
+            && self.entries.len() >= entries.len()
+            && entries[fixed..]
+                .iter()
+                .zip(&self.entries[fixed..])
+                .all(|((k, _), (have, _))| have == k);
+        if keep {
+            for ((_, v), (_, have)) in entries[fixed..]
+                .iter()
+                .zip(self.entries[fixed..].iter_mut())
+            {
+                have.clear();
+                have.push_str(v);
+            }
+            self.live = entries.len();
+            self.clean = entries.len();
+        } else {
+            self.reset(entries);
+            self.owner = Some(owner);
         }
     }
 }

@@ -169,7 +169,9 @@ pub fn inline_stack_bytes(max_call_depth: usize) -> usize {
 /// allocator heap of its own). A deeper limit, a smaller `ulimit -s` or a library caller's thread gets
 /// the evaluation thread with a stack sized from the limit.
 fn main_stack_suffices(max_call_depth: usize) -> bool {
-    if std::thread::current().name() != Some("main") {
+    // the process's main thread (whose thread id is the process id; not its name: cfsim's own start-up,
+    // `start.rs` in the binary, does not name it)
+    if rustix::thread::gettid() != rustix::process::getpid() {
         return false;
     }
     let soft = match rustix::process::getrlimit(rustix::process::Resource::Stack).current {
