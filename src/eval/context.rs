@@ -343,8 +343,10 @@ impl Context {
         }
     }
 
-    /// Enters the hard classes added since the last call into the global class order.
-    fn sync_hard_order(&mut self) {
+    /// Enters the hard classes added since the last call into the global class order (the engine
+    /// calls it before every function call: a function visiting the classes in table order, such as
+    /// `classesmatching()`, then reads the order kept, instead of a copy completed at each visit).
+    pub fn sync_hard_order(&mut self) {
         while let Some((name, _)) = self.hard.get_index(self.hard_in_order) {
             self.class_order.insert(&format!("default:{name}"));
             self.hard_in_order += 1;
