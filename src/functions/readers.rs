@@ -7,7 +7,7 @@ use serde_json::{Map, Value as Json};
 use super::args::{full_match, int_arg, regex, Re};
 use super::json;
 use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
-use crate::value::{parse_int, parse_real, ListKind, Value};
+use crate::value::{ListKind, Value};
 
 pub const FUNCTIONS: &[FnDef] = &[
     def("readfile", false, readfile),
@@ -339,19 +339,44 @@ fn define_array(
     let (ns, scope) = r.resolve_scope(&*ctx.env);
     let n = rows.len();
     for (i, row) in rows.into_iter().enumerate() {
+        // as the agent's BuildLineArray: an int field is read with IntFromString and stored as the
+        // number it reads ("10k" is 10000, "50%" -50, "12x" 12; the key too), a real field is read with
+        // DoubleFromString and kept as written; a field either cannot read is fatal, after the
+        // reader's own line (recorded: eval/iteration/read_number_arrays, functions/fatal/*array_bad)
+        let mut fields = Vec::with_capacity(row.len());
+        for f in row {
+            let mut log = Vec::new();
+            let field = match kind {
+                ListKind::Ilist => crate::syntax::check::numbers::int_from_string(&f, &mut log)
+                    .map(|v| v.to_string()),
+                ListKind::Rlist => {
+                    crate::syntax::check::numbers::double_from_string(&f, &mut log).map(|_| f)
+                }
+                _ => Some(f),
+            };
+            for line in log {
+                ctx.error(line);
+            }
+            match field {
+                Some(f) => fields.push(f),
+                None => {
+                    let what = if kind == ListKind::Ilist {
+                        "int"
+                    } else {
+                        "double"
+                    };
+                    return Err(ctx.fail(format!(
+                        "Fatal CFEngine error: Could not convert token to {what}"
+                    )));
+                }
+            }
+        }
         let key = if idx {
             i.to_string()
         } else {
-            row.first().cloned().unwrap_or_default()
+            fields.first().cloned().unwrap_or_default()
         };
-        for (j, f) in row.into_iter().enumerate() {
-            if kind == ListKind::Ilist && parse_int(&f).is_none() {
-                ctx.error(format!("Failed to parse integer number: {f}"));
-                return Err(ctx.fail("Fatal CFEngine error: Could not convert token to int"));
-            }
-            if kind == ListKind::Rlist && parse_real(&f).is_none() {
-                return Err(ctx.fail("Fatal CFEngine error: Could not convert token to real"));
-            }
+        for (j, f) in fields.into_iter().enumerate() {
             let lval = format!("{}[{key}][{j}]", r.lval());
             ctx.env
                 .define_function_var(&ns, &scope, &lval, Value::str(f), "buildlinearray");
