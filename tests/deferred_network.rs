@@ -54,6 +54,13 @@ const POLICIES: &[(&str, &str)] = &[
          reports:\nnet_iface_lo::\n\"set\";\nany::\n\"tags $(t)\";",
     ),
     (
+        // no network fact named: the order of a classic array's indices follows the agent's table,
+        // whose size counts the network's `sys` variables too
+        "array_order",
+        "vars:\n\"ok[1][0]\" string => \"a\";\n\"ok[2][0]\" string => \"b\";\n\"ok[3][0]\" string => \"c\";\n\
+         \"k\" slist => getindices(\"ok\");\n\"v\" slist => getvalues(\"ok[2]\");\nreports:\n\"k $(k)\";\n\"v $(v)\";",
+    ),
+    (
         "none",
         "reports:\n\"Hello from $(sys.fqhost) on $(sys.os)\";",
     ),

@@ -201,6 +201,10 @@ impl Context {
     /// The agent's table order of every variable (brought up to date first). `None` only if it were
     /// asked while being brought up to date, which a shared borrow of the context cannot do.
     fn table(&self) -> Option<std::cell::Ref<'_, AgentTable>> {
+        // the order depends on every variable in the table, the network's `sys` ones included (a
+        // classic array's `getindices()` order changes with the table's size): a deferred discovery
+        // is needed first (`crate::host::netwatch`)
+        self.net_watch.trip();
         if self.indexed.get() < self.vars.len() {
             index_from(
                 &mut *self.table.try_borrow_mut().ok()?,
