@@ -6,7 +6,7 @@ use serde_json::Value as Json;
 
 use super::args::{bool_opt, collect, collect_or_fail, elements, full_match, int_arg, regex};
 use super::{def, CallCtx, FnArg, FnDef, FnFail, FnResult};
-use crate::value::{json_leaf_string, parse_real, Value};
+use crate::value::{json_leaf_string, Value};
 
 pub const FUNCTIONS: &[FnDef] = &[
     def("join", true, join),
@@ -281,16 +281,15 @@ fn reglist(ctx: &mut CallCtx<'_>, a: &[FnArg]) -> FnResult {
 }
 
 /// The items of list `a` as numbers, read the way the agent's sum/product/mean/variance read them:
-/// C `strtod` on each item (`2x` is 2, a text without a leading number is 0), without a message
-/// (recorded: policies/functions/corners).
+/// the C library's reading of a number at the item's start (`2x` is 2, `2k` 2, `50%` 50, `0x10` 16,
+/// ` 5` 5, `inf` infinite, a text without a leading number 0), without a message and without the unit
+/// letters of other readers (recorded:
+/// policies/functions/corners, eval/iteration/sum_product_items).
 fn numbers(ctx: &mut CallCtx<'_>, name: &str, a: &FnArg) -> Result<Vec<f64>, FnFail> {
     let items = list(ctx, name, a)?;
     Ok(items
         .iter()
-        .map(|i| match parse_real(i) {
-            Some(f) => f,
-            None => crate::syntax::check::numbers::strtod(i.trim_start()).map_or(0.0, |(f, _)| f),
-        })
+        .map(|i| crate::syntax::check::numbers::scan_double(i).map_or(0.0, |(f, _)| f))
         .collect())
 }
 

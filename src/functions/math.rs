@@ -108,7 +108,8 @@ impl P<'_> {
         let mut a = self.value()?;
         loop {
             let save = self.i;
-            if !self.eat("^") {
+            // `^` or `**` (the agent's math.peg: `2**10` is 1024)
+            if !self.eat("^") && !self.eat("**") {
                 return Some(a);
             }
             match self.value() {
