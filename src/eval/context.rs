@@ -91,16 +91,31 @@ pub struct Context {
     /// arrays (every methods call) reads its own, not the whole table.
     scope_arrays: FastIndexMap<VarKey, Vec<String>>,
     /// The agent's iteration order of its global class table (hard and soft classes, keys `ns:name`,
-    /// see [`super::classtable`]); hard classes enter it lazily, in `hard` order, up to `hard_in_order`.
-    class_order: MapOrder,
+    /// see [`super::classtable`]); hard classes enter it lazily, in `hard` order, up to `hard_in_order`,
+    /// when a soft class is defined or the order is read (a cell, as `table`: reads borrow the context).
+    class_order: std::cell::RefCell<MapOrder>,
     /// Number of `hard` entries already in `class_order` (`hard` only grows).
-    hard_in_order: usize,
+    hard_in_order: std::cell::Cell<usize>,
     /// The host's watch for deferred network facts (`crate::host::netwatch`): raised by every lookup
     /// that could concern them and by every listing of classes or variables.
     pub net_watch: crate::host::netwatch::NetWatch,
 }
 
 /// Enters the variables from map position `from` on into the agent's table order, in their order.
+/// Enters the hard classes from `in_order` on into the class order `order`, in `hard` order.
+fn enter_hard(
+    order: &mut MapOrder,
+    hard: &FastIndexMap<String, String>,
+    in_order: &std::cell::Cell<usize>,
+) {
+    let mut i = in_order.get();
+    while let Some((name, _)) = hard.get_index(i) {
+        order.insert(&format!("default:{name}"));
+        i += 1;
+    }
+    in_order.set(i);
+}
+
 fn index_from(table: &mut AgentTable, vars: &FastIndexMap<VarKey, VarEntry>, from: usize) {
     for pos in from..vars.len() {
         if let Some(((ns, scope, lval), _)) = vars.get_index(pos) {
@@ -342,31 +357,24 @@ impl Context {
         if let indexmap::map::Entry::Vacant(v) = self.soft.entry((ns.to_string(), name.to_string()))
         {
             v.insert(tags);
-            self.sync_hard_order();
-            self.class_order.insert(&format!("{ns}:{name}"));
+            let order = self.class_order.get_mut();
+            enter_hard(order, &self.hard, &self.hard_in_order);
+            order.insert(&format!("{ns}:{name}"));
         }
     }
 
-    /// Enters the hard classes added since the last call into the global class order (the engine
-    /// calls it before every function call: a function visiting the classes in table order, such as
-    /// `classesmatching()`, then reads the order kept, instead of a copy completed at each visit).
-    pub fn sync_hard_order(&mut self) {
-        while let Some((name, _)) = self.hard.get_index(self.hard_in_order) {
-            self.class_order.insert(&format!("default:{name}"));
-            self.hard_in_order += 1;
+    /// The global class table's order, the hard classes added since it was last brought up to date
+    /// entered first (kept: the next read does not enter them again). `None` only if it were asked while
+    /// being brought up to date, which a shared borrow of the context cannot do.
+    fn global_class_order(&self) -> Option<std::cell::Ref<'_, MapOrder>> {
+        if self.hard_in_order.get() < self.hard.len() {
+            enter_hard(
+                &mut *self.class_order.try_borrow_mut().ok()?,
+                &self.hard,
+                &self.hard_in_order,
+            );
         }
-    }
-
-    /// The global class table's order, hard classes added since the last soft class included.
-    fn global_class_order(&self) -> std::borrow::Cow<'_, MapOrder> {
-        if self.hard_in_order == self.hard.len() {
-            return std::borrow::Cow::Borrowed(&self.class_order);
-        }
-        let mut order = self.class_order.clone();
-        for (name, _) in self.hard.iter().skip(self.hard_in_order) {
-            order.insert(&format!("default:{name}"));
-        }
-        std::borrow::Cow::Owned(order)
+        self.class_order.try_borrow().ok()
     }
 
     /// Defines a class local to the innermost frame.
@@ -387,7 +395,7 @@ impl Context {
             .shift_remove(&(ns.to_string(), name.to_string()))
             .is_some()
         {
-            self.class_order.remove(&format!("{ns}:{name}"));
+            self.class_order.get_mut().remove(&format!("{ns}:{name}"));
         }
         if let Some(f) = self.frames.last_mut() {
             if f.local.shift_remove(name).is_some() {
@@ -404,20 +412,22 @@ impl Context {
     ) {
         use crate::expr::env::ClassTags;
         self.net_watch.trip();
-        self.global_class_order().visit(&mut |key| {
-            let Some((ns, name)) = crate::expr::split_once_byte(key, b':') else {
-                return;
-            };
-            if ns == "default" {
-                if let Some(t) = self.hard.get(name) {
-                    f(false, ns, name, ClassTags::Hard(t));
+        if let Some(order) = self.global_class_order() {
+            order.visit(&mut |key| {
+                let Some((ns, name)) = crate::expr::split_once_byte(key, b':') else {
                     return;
+                };
+                if ns == "default" {
+                    if let Some(t) = self.hard.get(name) {
+                        f(false, ns, name, ClassTags::Hard(t));
+                        return;
+                    }
                 }
-            }
-            if let Some(t) = self.soft.get(&ClassKeyRef(ns, name)) {
-                f(false, ns, name, ClassTags::Soft(t));
-            }
-        });
+                if let Some(t) = self.soft.get(&ClassKeyRef(ns, name)) {
+                    f(false, ns, name, ClassTags::Soft(t));
+                }
+            });
+        }
         if let Some(fr) = self.frames.last() {
             fr.local_order.visit(&mut |key| {
                 let name = crate::expr::split_once_byte(key, b':').map_or(key, |(_, n)| n);

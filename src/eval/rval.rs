@@ -65,7 +65,6 @@ impl Engine<'_> {
     /// Calls a function expression. Inside a promise binding (see [`super::expansion::FnMemo`]) a call evaluated before
     /// returns its earlier outcome without logging again.
     pub fn call_function(&mut self, c: &Call) -> RvalResult {
-        self.ctx.sync_hard_order();
         let key = c as *const Call as usize;
         let hit = self
             .fn_memo

@@ -378,22 +378,21 @@ fn list_for_scalar(
     ty: &str,
     list: &Value,
 ) {
-    let shown = crate::eval::render::render_value(list);
-    let file = e.file_path(def.file);
     // only a value written `"@(list)"` is expanded by the promise's own expansion: a function's result
     // is rejected at every evaluation and never stops the agent (recorded: ifelse(…, "@(l)", …))
     let written = matches!(Engine::constraint(p, ty), Some(Rval::Scalar(_)));
     if written && matches!(e.stage, "prelim" | "pass") {
-        e.log(
-            LogLevel::Error,
-            &format!(
-                "{file}:0:0: In attribute '{ty}', Attempted to give a list to a non-list type. Given attribute value '{shown}'"
-            ),
+        expanded_check_fatal(
+            e,
+            def,
+            ty,
+            "Attempted to give a list to a non-list type",
+            list,
         );
-        e.log(LogLevel::Error, "Fatal CFEngine error: Cannot continue");
-        e.fatal = true;
         return;
     }
+    let shown = crate::eval::render::render_value(list);
+    let file = e.file_path(def.file);
     let line = e.line_of(p);
     e.log(
         LogLevel::Error,
@@ -436,6 +435,19 @@ fn out_of_range_fatal(e: &mut Engine<'_>, def: &BundleDef, ty: &str, value: &Val
     else {
         return false;
     };
+    expanded_check_fatal(e, def, ty, problem, value);
+    true
+}
+
+/// The agent's type check of its expanded promise failing: the error naming the attribute, the
+/// problem and the value as given, then a FatalError (the agent stops, exit 1).
+fn expanded_check_fatal(
+    e: &mut Engine<'_>,
+    def: &BundleDef,
+    ty: &str,
+    problem: &str,
+    value: &Value,
+) {
     let shown = crate::eval::render::render_value(value);
     let file = e.file_path(def.file);
     e.log(
@@ -444,7 +456,6 @@ fn out_of_range_fatal(e: &mut Engine<'_>, def: &BundleDef, ty: &str, value: &Val
     );
     e.log(LogLevel::Error, "Fatal CFEngine error: Cannot continue");
     e.fatal = true;
-    true
 }
 
 /// `ns:scope.lval` of a variable key.
