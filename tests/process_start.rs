@@ -1,8 +1,9 @@
 //! The `cfsim` process's own start-up on Linux/glibc (`src/start.rs`, in place of Rust's): what the
 //! user sees of it stays as under Rust's start-up — a reader that closes the pipe early does not kill
 //! cfsim with SIGPIPE (exit 0, no message), closed standard descriptors are no error, the exit codes
-//! of the subcommands come through. (Which thread evaluates, main or one sized from
-//! `--max-call-depth`, is tests/hostile.rs' `the_default_depth_ends_at_the_limit_whatever_the_stack_ulimit`.)
+//! of the subcommands come through, and the allocator reads nothing of the environment. (Which thread
+//! evaluates, main or one sized from `--max-call-depth`, is tests/hostile.rs'
+//! `the_default_depth_ends_at_the_limit_whatever_the_stack_ulimit`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -105,4 +106,41 @@ fn exit_codes_come_through() {
     let out = Command::new(cfsim()).arg("--version").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("cfsim "));
+}
+
+/// mimalloc reads `MIMALLOC_*` variables at start unless built with `MI_NO_GETENV`
+/// (.cargo/config.toml): `MIMALLOC_VERBOSE` or `MIMALLOC_SHOW_STATS` in a user's or a CI job's
+/// environment made cfsim print its allocator's options and statistics on standard error. The output
+/// is cfsim's alone whatever the environment holds.
+#[test]
+fn allocator_variables_change_no_output() {
+    let dir = Scratch::new("mimalloc");
+    let policy = dir.path().join("p.cf");
+    std::fs::write(&policy, "bundle agent main\n{\nreports:\n  \"hello\";\n}\n").unwrap();
+    for args in [
+        &["promises", "-p", "json", "-f"][..],
+        &["agent", "-K", "-f"][..],
+    ] {
+        let run = |env: &[(&str, &str)]| {
+            Command::new(cfsim())
+                .args(args)
+                .arg(&policy)
+                .envs(env.iter().copied())
+                .output()
+                .unwrap()
+        };
+        let plain = run(&[]);
+        let noisy = run(&[
+            ("MIMALLOC_VERBOSE", "1"),
+            ("MIMALLOC_SHOW_STATS", "1"),
+            ("MIMALLOC_SHOW_ERRORS", "1"),
+        ]);
+        assert_eq!(noisy.status.code(), Some(0), "{args:?}: {noisy:?}");
+        assert_eq!(noisy.stdout, plain.stdout, "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&noisy.stderr),
+            String::from_utf8_lossy(&plain.stderr),
+            "{args:?}"
+        );
+    }
 }

@@ -298,46 +298,53 @@ pub enum PromiseTypeLookup {
 /// the types of the bundle type, else the common ones (`vars`, `classes`, `meta`, `defaults`, `reports`, which
 /// are exactly the promise types of bundle type `common`), whatever the bundle type.
 pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseTypeLookup {
-    // asked for every constraint the checks and the evaluator meet: a hashed index, built once, of what
-    // the searches below give for every built-in promise type allowed in a bundle type (or in common)
-    type Index = HashMap<&'static str, HashMap<&'static str, &'static PromiseTypeSpec>>;
-    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
-    // the promises of a section come one after the other: the last answer is asked again most of the
-    // time (the masterfiles check: 5,500 lookups, two hashed probes each otherwise)
+    // asked for every constraint the checks and the evaluator meet: the promises of a section come one
+    // after the other and a policy uses few pairs of bundle and promise type, so the last answers are
+    // kept (the masterfiles check: 5,500 lookups); others are binary searches of the sorted tables (a
+    // hashed index of every bundle type's promise types cost each process ~42,000 instructions to
+    // build, 5% of a small `promises -p json`)
+    type Kept = std::cell::Cell<Option<(&'static str, &'static PromiseTypeSpec)>>;
+    const KEPT: usize = 4;
     thread_local! {
-        static LAST: std::cell::Cell<Option<(&'static str, &'static PromiseTypeSpec)>> =
-            const { std::cell::Cell::new(None) };
+        static LAST: ([Kept; KEPT], std::cell::Cell<usize>) =
+            const { ([const { std::cell::Cell::new(None) }; KEPT], std::cell::Cell::new(0)) };
     }
-    if let Some((b, spec)) = LAST.with(std::cell::Cell::get) {
-        if spec.name == promise_type && b == bundle_type {
-            return PromiseTypeLookup::BuiltIn(spec);
-        }
-    }
-    let index = INDEX.get_or_init(|| {
-        let mut by_bundle = Index::default();
-        for b in BUNDLE_TYPES {
-            let types = by_bundle.entry(b.name).or_default();
-            for t in b.promise_types.iter().chain(promise_types_in("common")) {
-                if let Some(spec) = self::promise_type(t) {
-                    types.insert(spec.name, spec);
-                }
-            }
-        }
-        by_bundle
+    let hit = LAST.with(|(kept, _)| {
+        kept.iter()
+            .filter_map(std::cell::Cell::get)
+            .find(|(b, spec)| spec.name == promise_type && *b == bundle_type)
     });
-    let found = match index.get_key_value(bundle_type) {
-        Some((b, types)) => {
-            let spec = types.get(promise_type).copied();
+    if let Some((_, spec)) = hit {
+        return PromiseTypeLookup::BuiltIn(spec);
+    }
+    let keep = |b: &'static str, spec: &'static PromiseTypeSpec| {
+        LAST.with(|(kept, next)| {
+            if let Some(slot) = kept.get(next.get() % KEPT) {
+                slot.set(Some((b, spec)));
+            }
+            next.set(next.get().wrapping_add(1));
+        });
+    };
+    let allowed = |b: &BundleTypeSpec| {
+        b.promise_types.binary_search(&promise_type).is_ok()
+            || promise_types_in("common")
+                .binary_search(&promise_type)
+                .is_ok()
+    };
+    let found = match self::bundle_type(bundle_type) {
+        Some(b) => {
+            let spec = allowed(b)
+                .then(|| self::promise_type(promise_type))
+                .flatten();
             if let Some(spec) = spec {
-                LAST.with(|l| l.set(Some((b, spec))));
+                keep(b.name, spec);
             }
             spec
         }
         // a bundle type the tables do not know allows the common promise types
-        None => index
-            .get("common")
-            .and_then(|t| t.get(promise_type))
-            .copied(),
+        None => promise_type_allowed("common", promise_type)
+            .then(|| self::promise_type(promise_type))
+            .flatten(),
     };
     match found {
         Some(spec) => PromiseTypeLookup::BuiltIn(spec),
@@ -437,7 +444,8 @@ pub fn functions() -> &'static [FnSpec] {
 mod tests {
     use super::*;
 
-    /// The hashed indexes answer what the sorted tables' searches answer, for every bundle type (and
+    /// The lookups (the last answer kept per thread, the hashed attribute index) answer what the sorted
+    /// tables' searches answer, for every bundle type (and
     /// one the tables do not know) × every promise type (and a custom one) × every attribute.
     #[test]
     fn hashed_lookups_agree_with_the_searches() {
