@@ -444,9 +444,9 @@ pub fn functions() -> &'static [FnSpec] {
 mod tests {
     use super::*;
 
-    /// The lookups (the last answer kept per thread, the hashed attribute index) answer what the sorted
-    /// tables' searches answer, for every bundle type (and
-    /// one the tables do not know) × every promise type (and a custom one) × every attribute.
+    /// The lookups (the last answers kept per thread, the hashed attribute index) answer what the
+    /// sorted tables' searches answer, for every bundle type (and one the tables do not know) × every
+    /// promise type (and a custom one) × every attribute.
     #[test]
     fn hashed_lookups_agree_with_the_searches() {
         let bundles: Vec<&str> = BUNDLE_TYPES
@@ -503,6 +503,25 @@ mod tests {
                 let searched = promise_type_allowed(b, t) || promise_type_allowed("common", t);
                 let hashed = matches!(lookup_promise_type(b, t), PromiseTypeLookup::BuiltIn(_));
                 assert_eq!(hashed, searched, "{b} {t}");
+            }
+        }
+        // pairs asked again a few lookups later: answered from the kept ones, or searched again once
+        // evicted (four are kept)
+        let pairs: Vec<(&str, &str)> = bundles
+            .iter()
+            .flat_map(|b| types.iter().map(move |t| (*b, *t)))
+            .collect();
+        for i in 0..pairs.len() {
+            for back in [0, 1, 2, 3, 4, 6, 1, 0] {
+                let Some(&(b, t)) = i.checked_sub(back).and_then(|j| pairs.get(j)) else {
+                    continue;
+                };
+                let searched = promise_type_allowed(b, t) || promise_type_allowed("common", t);
+                let kept = match lookup_promise_type(b, t) {
+                    PromiseTypeLookup::BuiltIn(s) => Some(s.name),
+                    PromiseTypeLookup::Custom => None,
+                };
+                assert_eq!(kept, searched.then_some(t), "{b} {t}");
             }
         }
     }
