@@ -101,7 +101,6 @@ pub struct Context {
     pub net_watch: crate::host::netwatch::NetWatch,
 }
 
-/// Enters the variables from map position `from` on into the agent's table order, in their order.
 /// Enters the hard classes from `in_order` on into the class order `order`, in `hard` order.
 fn enter_hard(
     order: &mut MapOrder,
@@ -116,6 +115,7 @@ fn enter_hard(
     in_order.set(i);
 }
 
+/// Enters the variables from map position `from` on into the agent's table order, in their order.
 fn index_from(table: &mut AgentTable, vars: &FastIndexMap<VarKey, VarEntry>, from: usize) {
     for pos in from..vars.len() {
         if let Some(((ns, scope, lval), _)) = vars.get_index(pos) {
@@ -319,7 +319,7 @@ impl Context {
 
     /// Visits the variables in the agent's table order.
     fn visit_in_table_order(&self, f: &mut dyn FnMut(&VarKey, &VarEntry)) {
-        self.net_watch.trip();
+        // (`table` trips the deferred network watch)
         let Some(table) = self.table() else {
             return;
         };

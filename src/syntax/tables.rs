@@ -327,9 +327,7 @@ pub fn lookup_promise_type(bundle_type: &str, promise_type: &str) -> PromiseType
     };
     let allowed = |b: &BundleTypeSpec| {
         b.promise_types.binary_search(&promise_type).is_ok()
-            || promise_types_in("common")
-                .binary_search(&promise_type)
-                .is_ok()
+            || promise_type_allowed("common", promise_type)
     };
     let found = match self::bundle_type(bundle_type) {
         Some(b) => {
